@@ -1,0 +1,42 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newRootCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	return out.String(), err
+}
+
+func TestVersionPrintsAVersion(t *testing.T) {
+	out, err := run(t, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "strata ") || len(strings.Fields(out)) < 2 {
+		t.Fatalf("version output %q, want \"strata <version> ...\"", out)
+	}
+}
+
+func TestDemoSaysNotBuilt(t *testing.T) {
+	_, err := run(t, "demo")
+	if !errors.Is(err, errDemoNotBuilt) {
+		t.Fatalf("demo error = %v, want errDemoNotBuilt", err)
+	}
+}
+
+func TestUnknownCommandFails(t *testing.T) {
+	if _, err := run(t, "no-such-command"); err == nil {
+		t.Fatal("unknown sub-command succeeded")
+	}
+}
