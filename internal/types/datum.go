@@ -82,6 +82,19 @@ const (
 	TimestampNegInfinity = int64(math.MinInt64)
 )
 
+// Range of finite DATE and TIMESTAMP values. The low end is Postgres's:
+// 4714-11-24 BC, Julian day 0. DATE ends where Postgres's does, 5874897-12-31.
+// TIMESTAMP ends at 294246-12-31 23:59:59.999999, thirty years before
+// Postgres's 294276 AD: Strata counts microseconds from 1970 (Parquet's and
+// Arrow's epoch, where Postgres counts from 2000) in an int64, which ends
+// there.
+const (
+	MinDate      = int32(-2440588)            // 4714-11-24 BC
+	MaxDate      = int32(2145042905)          // 5874897-12-31
+	MinTimestamp = int64(-210866803200000000) // 4714-11-24 00:00:00 BC
+	MaxTimestamp = int64(9223371244799999999) // 294246-12-31 23:59:59.999999
+)
+
 // Datum is one SQL value, or NULL. The zero Datum is NULL.
 //
 // Representation by kind (unexported; use the constructors and accessors):

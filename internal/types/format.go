@@ -331,7 +331,7 @@ func appendInterval(dst []byte, iv IntervalValue) []byte {
 		}
 		dst = strconv.AppendInt(dst, v, 10)
 		dst = append(dst, ' ')
-		if v == 1 || v == -1 {
+		if v == 1 {
 			dst = append(dst, one...)
 		} else {
 			dst = append(dst, many...)
