@@ -1,0 +1,43 @@
+package expr
+
+import (
+	"github.com/stratadb/strata/internal/types"
+)
+
+// Comparison operators =, <>, <, <=, >, >= for every type, on two
+// arguments of one kind (the binder casts mixed operands to a common type
+// first). NULL gives NULL (the operators are strict); the order is
+// types.Compare's, which is Postgres's.
+
+var comparable = []types.Kind{
+	types.KindBool, types.KindInt16, types.KindInt32, types.KindInt64,
+	types.KindFloat32, types.KindFloat64, types.KindNumeric,
+	types.KindChar, types.KindVarchar, types.KindText, types.KindUUID, types.KindBytea,
+	types.KindDate, types.KindTime, types.KindTimestamp, types.KindTimestampTZ,
+	types.KindInterval, types.KindJSONB,
+}
+
+func registerComparison(r *Registry) {
+	ops := []struct {
+		name string
+		test func(c int) bool
+	}{
+		{"=", func(c int) bool { return c == 0 }},
+		{"<>", func(c int) bool { return c != 0 }},
+		{"<", func(c int) bool { return c < 0 }},
+		{"<=", func(c int) bool { return c <= 0 }},
+		{">", func(c int) bool { return c > 0 }},
+		{">=", func(c int) bool { return c >= 0 }},
+	}
+	for _, op := range ops {
+		op := op
+		for _, k := range comparable {
+			r.Add(&Func{
+				Name: op.name, Params: []types.Kind{k, k}, Infix: true, Strict: true, ResultKind: types.KindBool,
+				Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
+					return types.NewBool(op.test(types.Compare(a[0], a[1]))), nil
+				},
+			})
+		}
+	}
+}

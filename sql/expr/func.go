@@ -1,0 +1,251 @@
+package expr
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// Func is one overload of a function or operator.
+type Func struct {
+	// Name is the function name in lower case, or the operator symbol.
+	Name string
+	// Params are the parameter kinds; modifiers do not take part in
+	// overload resolution (NUMERIC(10,2) matches a NUMERIC parameter).
+	Params []types.Kind
+	// Variadic: the last parameter repeats zero or more times.
+	Variadic bool
+	// Infix marks an operator, rendered as "a + b" or "-a".
+	Infix bool
+	// Strict: NULL in any argument gives NULL without calling Eval
+	// (Postgres's STRICT / RETURNS NULL ON NULL INPUT).
+	Strict bool
+	// Volatile: the result may differ between calls with equal arguments
+	// (random(), now()); the planner must not fold or reorder it.
+	Volatile bool
+	// Result gives the result type for the argument types; nil means
+	// ResultKind without modifiers.
+	Result     func(args []types.Type) types.Type
+	ResultKind types.Kind
+	// Eval computes the result. For a strict function no argument is NULL.
+	Eval func(ctx *Context, args []types.Datum) (types.Datum, error)
+}
+
+// ResultType returns the result type for argument types args.
+func (f *Func) ResultType(args []types.Type) types.Type {
+	if f.Result != nil {
+		return f.Result(args)
+	}
+	return typeOfKind(f.ResultKind)
+}
+
+// Signature renders "name(int8, int8)" for messages.
+func (f *Func) Signature() string {
+	parts := make([]string, len(f.Params))
+	for i, p := range f.Params {
+		parts[i] = strings.ToLower(typeOfKind(p).String())
+	}
+	if f.Variadic && len(parts) > 0 {
+		parts[len(parts)-1] = "VARIADIC " + parts[len(parts)-1]
+	}
+	return f.Name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// typeOfKind returns the unmodified type of kind k (TIMESTAMP with its
+// default precision 6).
+func typeOfKind(k types.Kind) types.Type {
+	switch k {
+	case types.KindTime, types.KindTimestamp, types.KindTimestampTZ:
+		return types.Type{Kind: k, Precision: types.MaxTimestampPrecision}
+	case types.KindChar:
+		return types.Type{Kind: k, Length: 1}
+	}
+	return types.Type{Kind: k}
+}
+
+// Registry holds function and operator overloads by name.
+type Registry struct {
+	byName map[string][]*Func
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{byName: map[string][]*Func{}} }
+
+// Add registers overloads. A second overload with the same name and
+// parameter kinds panics: the built-in tables are wrong.
+func (r *Registry) Add(fns ...*Func) {
+	for _, f := range fns {
+		for _, g := range r.byName[f.Name] {
+			if g.Variadic == f.Variadic && sameKinds(g.Params, f.Params) {
+				panic("expr: duplicate overload " + f.Signature())
+			}
+		}
+		r.byName[f.Name] = append(r.byName[f.Name], f)
+	}
+}
+
+func sameKinds(a, b []types.Kind) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Has reports whether any overload of name exists.
+func (r *Registry) Has(name string) bool { return len(r.byName[name]) > 0 }
+
+// Lookup picks the overload of name for argument types args and returns it
+// with the parameter type each argument must be cast to (equal to the
+// argument's type where no cast is needed). Resolution, as Postgres's in
+// its common cases: the overload needing the fewest implicit casts wins,
+// an exact match needing none; among equal counts, the one whose casts
+// climb the type ladder least; a tie is ambiguous (42725). No candidate:
+// 42883 undefined_function, naming the argument types.
+func (r *Registry) Lookup(name string, args []types.Type) (*Func, []types.Type, error) {
+	cands := r.byName[name]
+	if len(cands) == 0 {
+		return nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", describeCall(name, args))
+	}
+	type scored struct {
+		f            *Func
+		casts, climb int
+	}
+	var ok []scored
+	for _, f := range cands {
+		params := expandParams(f, len(args))
+		if params == nil {
+			continue
+		}
+		s := scored{f: f}
+		fits := true
+		for i, a := range args {
+			c, fit := castCost(a.Kind, params[i])
+			if !fit {
+				fits = false
+				break
+			}
+			if c > 0 {
+				s.casts++
+				s.climb += c
+			}
+		}
+		if fits {
+			ok = append(ok, s)
+		}
+	}
+	if len(ok) == 0 {
+		what := "function"
+		if cands[0].Infix {
+			what = "operator"
+		}
+		return nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "%s does not exist: %s", what, describeCall(name, args))
+	}
+	sort.SliceStable(ok, func(i, j int) bool {
+		if ok[i].casts != ok[j].casts {
+			return ok[i].casts < ok[j].casts
+		}
+		return ok[i].climb < ok[j].climb
+	})
+	if len(ok) > 1 && ok[0].casts == ok[1].casts && ok[0].climb == ok[1].climb {
+		return nil, nil, sqlerr.New(sqlerr.AmbiguousFunction, "function %s is not unique", describeCall(name, args))
+	}
+	f := ok[0].f
+	params := expandParams(f, len(args))
+	out := make([]types.Type, len(args))
+	for i, a := range args {
+		if a.Kind == params[i] {
+			out[i] = a
+		} else {
+			out[i] = typeOfKind(params[i])
+		}
+	}
+	return f, out, nil
+}
+
+func expandParams(f *Func, n int) []types.Kind {
+	if !f.Variadic {
+		if len(f.Params) != n {
+			return nil
+		}
+		return f.Params
+	}
+	fixed := len(f.Params) - 1
+	if n < fixed {
+		return nil
+	}
+	out := append([]types.Kind(nil), f.Params[:fixed]...)
+	for len(out) < n {
+		out = append(out, f.Params[fixed])
+	}
+	return out
+}
+
+func describeCall(name string, args []types.Type) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = strings.ToLower(a.Kind.String())
+		if a.Kind == types.KindUnknown {
+			parts[i] = "unknown"
+		}
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// numericLadder is the order of Postgres's implicit numeric casts.
+var numericLadder = map[types.Kind]int{
+	types.KindInt16: 1, types.KindInt32: 2, types.KindInt64: 3,
+	types.KindNumeric: 4, types.KindFloat32: 5, types.KindFloat64: 6,
+}
+
+var timeLadder = map[types.Kind]int{
+	types.KindDate: 1, types.KindTimestamp: 2, types.KindTimestampTZ: 3,
+}
+
+// castCost says whether a value of kind from may be implicitly cast to
+// kind to, and how far up a ladder that climbs (0 = no cast).
+func castCost(from, to types.Kind) (int, bool) {
+	if from == to {
+		return 0, true
+	}
+	if from == types.KindUnknown {
+		return 1, true // an untyped literal or NULL fits any parameter
+	}
+	if a, ok := numericLadder[from]; ok {
+		if b, ok := numericLadder[to]; ok && b > a {
+			return b - a, true
+		}
+		return 0, false
+	}
+	if a, ok := timeLadder[from]; ok {
+		if b, ok := timeLadder[to]; ok && b > a {
+			return b - a, true
+		}
+		return 0, false
+	}
+	switch from {
+	case types.KindChar, types.KindVarchar:
+		if to == types.KindText {
+			return 1, true
+		}
+	case types.KindText:
+		if to == types.KindVarchar {
+			return 1, true
+		}
+	}
+	return 0, false
+}
+
+// Builtins is the registry of Strata's built-in functions and operators.
+var Builtins = func() *Registry {
+	r := NewRegistry()
+	registerArithmetic(r)
+	registerComparison(r)
+	return r
+}()

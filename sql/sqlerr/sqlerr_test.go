@@ -1,0 +1,42 @@
+package sqlerr
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stratadb/strata/internal/base"
+)
+
+func TestCode(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{nil, SuccessfulCompletion},
+		{New(DivisionByZero, "division by zero"), DivisionByZero},
+		{fmt.Errorf("ctx: %w", New(UndefinedColumn, "column %q does not exist", "x")), UndefinedColumn},
+		{fmt.Errorf("x: %w", base.ErrOutOfRange), NumericValueOutOfRange},
+		{fmt.Errorf("x: %w", base.ErrInvalidArgument), InvalidTextRepresentation},
+		{fmt.Errorf("x: %w", base.ErrChecksum), DataCorrupted},
+		{errors.New("boom"), InternalError},
+	} {
+		if got := Code(tc.err); got != tc.want {
+			t.Errorf("Code(%v) = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestWrapKeepsCause(t *testing.T) {
+	cause := fmt.Errorf("value 1e99: %w", base.ErrOutOfRange)
+	e := Wrap(NumericValueOutOfRange, cause).WithPosition(7)
+	if !errors.Is(e, base.ErrOutOfRange) || e.Position != 7 || e.Message != cause.Error() {
+		t.Fatalf("Wrap lost something: %+v", e)
+	}
+	if From(e) != e {
+		t.Fatal("From of an *Error must return it")
+	}
+	if got := From(cause); got.Code != NumericValueOutOfRange {
+		t.Fatalf("From(cause).Code = %s", got.Code)
+	}
+}
