@@ -73,8 +73,9 @@ func NewScan(rel *Relation, alias string) *Scan {
 
 // Schema returns the output columns.
 func (s *Scan) Schema() []Column { return s.cols }
+
 // Inputs returns the child nodes.
-func (s *Scan) Inputs() []Node   { return nil }
+func (s *Scan) Inputs() []Node { return nil }
 func (s *Scan) describe() string {
 	if s.Alias != s.Rel.Name {
 		return fmt.Sprintf("Scan %s AS %s", s.Rel.Name, s.Alias)
@@ -91,6 +92,7 @@ type Values struct {
 
 // Schema returns the output columns.
 func (v *Values) Schema() []Column { return v.Cols }
+
 // Inputs returns the child nodes.
 func (v *Values) Inputs() []Node   { return nil }
 func (v *Values) describe() string { return fmt.Sprintf("Values %d rows", len(v.Rows)) }
@@ -104,8 +106,9 @@ type Project struct {
 
 // Schema returns the output columns.
 func (p *Project) Schema() []Column { return p.Cols }
+
 // Inputs returns the child nodes.
-func (p *Project) Inputs() []Node   { return []Node{p.Input} }
+func (p *Project) Inputs() []Node { return []Node{p.Input} }
 func (p *Project) describe() string {
 	parts := make([]string, len(p.Exprs))
 	for i, e := range p.Exprs {
@@ -125,6 +128,7 @@ type Filter struct {
 
 // Schema returns the output columns.
 func (f *Filter) Schema() []Column { return f.Input.Schema() }
+
 // Inputs returns the child nodes.
 func (f *Filter) Inputs() []Node   { return []Node{f.Input} }
 func (f *Filter) describe() string { return "Filter " + f.Pred.String() }
@@ -176,8 +180,9 @@ type Aggregate struct {
 
 // Schema returns the output columns.
 func (a *Aggregate) Schema() []Column { return a.Cols }
+
 // Inputs returns the child nodes.
-func (a *Aggregate) Inputs() []Node   { return []Node{a.Input} }
+func (a *Aggregate) Inputs() []Node { return []Node{a.Input} }
 func (a *Aggregate) describe() string {
 	keys := make([]string, len(a.GroupBy))
 	for i, e := range a.GroupBy {
@@ -237,8 +242,9 @@ func NewJoin(kind JoinKind, left, right Node, on expr.Expr) *Join {
 
 // Schema returns the output columns.
 func (j *Join) Schema() []Column { return j.cols }
+
 // Inputs returns the child nodes.
-func (j *Join) Inputs() []Node   { return []Node{j.Left, j.Right} }
+func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
 func (j *Join) describe() string {
 	if j.On == nil {
 		return j.Kind.String() + "Join"
@@ -255,6 +261,7 @@ type Union struct {
 
 // Schema returns the output columns.
 func (u *Union) Schema() []Column { return u.Cols }
+
 // Inputs returns the child nodes.
 func (u *Union) Inputs() []Node   { return u.Ins }
 func (u *Union) describe() string { return "UnionAll" }
@@ -289,8 +296,9 @@ type Sort struct {
 
 // Schema returns the output columns.
 func (s *Sort) Schema() []Column { return s.Input.Schema() }
+
 // Inputs returns the child nodes.
-func (s *Sort) Inputs() []Node   { return []Node{s.Input} }
+func (s *Sort) Inputs() []Node { return []Node{s.Input} }
 func (s *Sort) describe() string {
 	parts := make([]string, len(s.Keys))
 	for i, k := range s.Keys {
@@ -307,8 +315,9 @@ type Limit struct {
 
 // Schema returns the output columns.
 func (l *Limit) Schema() []Column { return l.Input.Schema() }
+
 // Inputs returns the child nodes.
-func (l *Limit) Inputs() []Node   { return []Node{l.Input} }
+func (l *Limit) Inputs() []Node { return []Node{l.Input} }
 func (l *Limit) describe() string {
 	return fmt.Sprintf("Limit %d offset %d", l.Count, l.Offset)
 }
@@ -348,8 +357,9 @@ type WindowTVF struct {
 
 // Schema returns the output columns.
 func (w *WindowTVF) Schema() []Column { return w.Cols }
+
 // Inputs returns the child nodes.
-func (w *WindowTVF) Inputs() []Node   { return []Node{w.Input} }
+func (w *WindowTVF) Inputs() []Node { return []Node{w.Input} }
 func (w *WindowTVF) describe() string {
 	col := w.Input.Schema()[w.TimeCol].Name
 	return fmt.Sprintf("%s(%s, size=%s, slide=%s)", w.Kind, col,
@@ -371,8 +381,9 @@ type TopN struct {
 
 // Schema returns the output columns.
 func (t *TopN) Schema() []Column { return t.Cols }
+
 // Inputs returns the child nodes.
-func (t *TopN) Inputs() []Node   { return []Node{t.Input} }
+func (t *TopN) Inputs() []Node { return []Node{t.Input} }
 func (t *TopN) describe() string {
 	parts := make([]string, len(t.Partition))
 	for i, e := range t.Partition {
