@@ -2,12 +2,18 @@ package types
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/cockroachdb/apd/v3"
+	"pgregory.net/rapid"
 
 	"github.com/stratadb/strata/internal/base"
 )
@@ -145,3 +151,267 @@ func TestParseTextPostgres(t *testing.T) {
 }
 
 func itoa(n int) string { return FormatText(NewInt64(int64(n)), nil) }
+
+// Generators of valid values of every type, for the property
+// parse-roundtrip: ParseText(t, FormatText(d, loc), loc) gives d back.
+
+// genLocation draws a session zone: none, UTC, and zones with daylight
+// saving, half- and quarter-hour offsets, offsets with seconds before 1900
+// (local mean time) and the extremes ±14/-11 hours.
+func genLocation(t testing.TB) *rapid.Generator[*time.Location] {
+	names := []string{"UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu",
+		"Australia/Lord_Howe", "America/St_Johns", "Africa/Monrovia", "Pacific/Kiritimati", "Pacific/Pago_Pago"}
+	locs := []*time.Location{nil}
+	for _, n := range names {
+		loc, err := time.LoadLocation(n)
+		if err != nil {
+			t.Fatalf("load zone %s: %v", n, err)
+		}
+		locs = append(locs, loc)
+	}
+	return rapid.SampledFrom(locs)
+}
+
+// genType draws a type of kind k with random valid modifiers.
+func genType(k Kind) *rapid.Generator[Type] {
+	switch k {
+	case KindNumeric, KindChar, KindVarchar, KindTime, KindTimestamp, KindTimestampTZ:
+	default:
+		return rapid.Just(Type{Kind: k})
+	}
+	return rapid.Custom(func(t *rapid.T) Type {
+		switch k {
+		case KindNumeric:
+			if rapid.Bool().Draw(t, "unconstrained") {
+				return Numeric
+			}
+			p := rapid.IntRange(1, 40).Draw(t, "precision")
+			s := rapid.IntRange(0, p).Draw(t, "scale")
+			return Type{Kind: k, Precision: int32(p), Scale: int32(s)}
+		case KindChar, KindVarchar:
+			return Type{Kind: k, Length: int32(rapid.IntRange(0, 12).Draw(t, "length"))}
+		case KindTime, KindTimestamp, KindTimestampTZ:
+			return Type{Kind: k, Precision: int32(rapid.IntRange(0, MaxTimestampPrecision).Draw(t, "precision"))}
+		}
+		panic("unreachable")
+	})
+}
+
+// genRune draws a character that text may hold: any valid code point but
+// NUL, often ASCII, spaces and characters that output escapes.
+func genRune() *rapid.Generator[rune] {
+	return rapid.OneOf(
+		rapid.RuneFrom([]rune{'a', 'Z', '0', ' ', '\t', '\n', '"', '\\', '\'', 'é', '€', '😀', '\u00a0'}),
+		rapid.Rune().Filter(func(r rune) bool { return r != 0 && utf8.ValidRune(r) }),
+	)
+}
+
+// genString draws text of at most n characters (n = 0: any length).
+func genString(n int) *rapid.Generator[string] {
+	if n == 0 {
+		n = 20
+	}
+	return rapid.Custom(func(t *rapid.T) string {
+		return string(rapid.SliceOfN(genRune(), 0, n).Draw(t, "runes"))
+	})
+}
+
+// genNumeric draws a NUMERIC value of type typ as ParseText makes it: the
+// scale is exactly s for NUMERIC(p,s), and NaN and ±Infinity only fit the
+// unconstrained type (NaN fits both).
+func genNumeric(typ Type) *rapid.Generator[Datum] {
+	return rapid.Custom(func(t *rapid.T) Datum {
+		switch rapid.IntRange(0, 9).Draw(t, "form") {
+		case 0:
+			return NewNumeric(&apd.Decimal{Form: apd.NaN})
+		case 1:
+			if typ.Precision == 0 {
+				return NewNumeric(&apd.Decimal{Form: apd.Infinite, Negative: rapid.Bool().Draw(t, "neg")})
+			}
+		}
+		maxInt, scale := 30, rapid.IntRange(0, 20).Draw(t, "scale")
+		if typ.Precision > 0 {
+			maxInt, scale = int(typ.Precision-typ.Scale), int(typ.Scale)
+		}
+		digit := rapid.ByteRange('0', '9')
+		intPart := string(rapid.SliceOfN(digit, 0, maxInt).Draw(t, "int"))
+		fracPart := string(rapid.SliceOfN(digit, scale, scale).Draw(t, "frac"))
+		text := strings.TrimLeft(intPart, "0")
+		if text == "" {
+			text = "0"
+		}
+		if scale > 0 {
+			text += "." + fracPart
+		}
+		if rapid.Bool().Draw(t, "negative") {
+			text = "-" + text
+		}
+		d, _, err := apd.NewFromString(text)
+		if err != nil {
+			t.Fatalf("numeric %q: %v", text, err)
+		}
+		if d.Coeff.Sign() == 0 {
+			d.Negative = false
+		}
+		return NewNumeric(d)
+	})
+}
+
+// dstChanges are instants (µs since 1970, UTC) of daylight-saving changes
+// in the zones of genLocation: Paris and New York in 2020, Lord Howe's
+// half-hour change, and New York's first change in 1918.
+var dstChanges = []int64{
+	1585443600 * microsPerSecond,  // 2020-03-29 01:00 UTC, Paris +01 -> +02
+	1603587600 * microsPerSecond,  // 2020-10-25 01:00 UTC, Paris +02 -> +01
+	1583650800 * microsPerSecond,  // 2020-03-08 07:00 UTC, New York -05 -> -04
+	1604210400 * microsPerSecond,  // 2020-11-01 06:00 UTC, New York -04 -> -05
+	1601821800 * microsPerSecond,  // 2020-10-04 14:30 UTC, Lord Howe +10:30 -> +11
+	-1633280400 * microsPerSecond, // 1918-03-31 07:00 UTC, New York
+}
+
+// genMicros draws microseconds in [lo, hi) that are whole units of
+// precision p counted from origin, as rounding leaves them.
+func genMicros(lo, hi, origin int64, p int32) *rapid.Generator[int64] {
+	unit := pow10[MaxTimestampPrecision-p]
+	return rapid.Custom(func(t *rapid.T) int64 {
+		v := rapid.OneOf(
+			rapid.Int64Range(lo, hi-1),
+			rapid.SampledFrom([]int64{lo, hi - 1, 0, origin, origin - 1, origin + 1}),
+			// Within two hours of a daylight-saving change.
+			rapid.Custom(func(t *rapid.T) int64 {
+				change := rapid.SampledFrom(dstChanges).Draw(t, "change")
+				return change + rapid.Int64Range(-2*microsPerHour, 2*microsPerHour).Draw(t, "delta")
+			}),
+		).Filter(func(v int64) bool { return v >= lo && v < hi }).Draw(t, "micros")
+		q, _ := floorDiv(v-origin, unit)
+		v = q*unit + origin
+		if v < lo {
+			v += unit
+		}
+		return v
+	})
+}
+
+func genJSONText(depth int) *rapid.Generator[string] {
+	return rapid.Custom(func(t *rapid.T) string {
+		max := 5
+		if depth <= 0 {
+			max = 3
+		}
+		switch rapid.IntRange(0, max).Draw(t, "json kind") {
+		case 0:
+			return "null"
+		case 1:
+			return rapid.SampledFrom([]string{"true", "false"}).Draw(t, "bool")
+		case 2:
+			return rapid.SampledFrom([]string{"0", "-1", "1.50", "1e2", "-0.000123", "123456789012345678901234567890"}).Draw(t, "number")
+		case 3:
+			b, _ := json.Marshal(genString(8).Draw(t, "string"))
+			return string(b)
+		case 4:
+			elems := rapid.SliceOfN(genJSONText(depth-1), 0, 4).Draw(t, "elems")
+			return "[" + strings.Join(elems, ",") + "]"
+		}
+		keys := rapid.SliceOfN(genString(4), 0, 4).Draw(t, "keys")
+		var parts []string
+		for _, k := range keys {
+			kb, _ := json.Marshal(k)
+			parts = append(parts, string(kb)+":"+genJSONText(depth-1).Draw(t, "value"))
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	})
+}
+
+// genDatum draws a valid value of type typ: in range, rounded to its
+// precision, padded or bounded by its length.
+func genDatum(typ Type) *rapid.Generator[Datum] {
+	return rapid.Custom(func(t *rapid.T) Datum {
+		switch typ.Kind {
+		case KindBool:
+			return NewBool(rapid.Bool().Draw(t, "bool"))
+		case KindInt16:
+			return NewInt16(rapid.Int16().Draw(t, "int16"))
+		case KindInt32:
+			return NewInt32(rapid.Int32().Draw(t, "int32"))
+		case KindInt64:
+			return NewInt64(rapid.Int64().Draw(t, "int64"))
+		case KindFloat32:
+			return NewFloat32(math.Float32frombits(rapid.Uint32().Draw(t, "bits")))
+		case KindFloat64:
+			return NewFloat64(math.Float64frombits(rapid.Uint64().Draw(t, "bits")))
+		case KindNumeric:
+			return genNumeric(typ).Draw(t, "numeric")
+		case KindChar:
+			s := genString(int(typ.Length)).Draw(t, "char")
+			if n := utf8.RuneCountInString(s); typ.Length > 0 && n < int(typ.Length) {
+				s += strings.Repeat(" ", int(typ.Length)-n)
+			}
+			return NewChar(s)
+		case KindVarchar:
+			return NewVarchar(genString(int(typ.Length)).Draw(t, "varchar"))
+		case KindText:
+			return NewText(genString(0).Draw(t, "text"))
+		case KindUUID:
+			var u [16]byte
+			copy(u[:], rapid.SliceOfN(rapid.Byte(), 16, 16).Draw(t, "uuid"))
+			return NewUUID(u)
+		case KindBytea:
+			return NewBytea(rapid.SliceOf(rapid.Byte()).Draw(t, "bytes"))
+		case KindDate:
+			return NewDate(rapid.OneOf(
+				rapid.Int32Range(minDateDays, maxDateDays),
+				rapid.SampledFrom([]int32{DateInfinity, DateNegInfinity, minDateDays, maxDateDays, 0, -719528}),
+			).Draw(t, "days"))
+		case KindTime:
+			return NewTime(genMicros(0, microsPerDay+1, 0, typ.Precision).Draw(t, "time"))
+		case KindTimestamp, KindTimestampTZ:
+			v := rapid.OneOf(
+				genMicros(minTimestamp, endTimestamp, pgEpochMicros, typ.Precision),
+				rapid.SampledFrom([]int64{TimestampInfinity, TimestampNegInfinity}),
+			).Draw(t, "micros")
+			if typ.Kind == KindTimestampTZ {
+				return NewTimestampTZ(v)
+			}
+			return NewTimestamp(v)
+		case KindInterval:
+			return NewInterval(IntervalValue{
+				Months: rapid.Int32().Draw(t, "months"),
+				Days:   rapid.Int32().Draw(t, "days"),
+				Micros: rapid.Int64().Draw(t, "micros"),
+			})
+		case KindJSONB:
+			text := genJSONText(3).Draw(t, "json")
+			d, err := NewJSONB(text)
+			if err != nil {
+				t.Fatalf("NewJSONB(%q): %v", text, err)
+			}
+			return d
+		}
+		t.Fatalf("genDatum: no generator for %s", typ)
+		return Null
+	})
+}
+
+// TestParseTextRoundTrip checks invariant parse-roundtrip for every kind:
+// the text output of a valid value reads back as the same value, in any
+// session zone.
+func TestParseTextRoundTrip(t *testing.T) {
+	locs := genLocation(t)
+	for k := KindBool; k < numKinds; k++ {
+		t.Run(k.String(), func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				typ := genType(k).Draw(rt, "type")
+				d := genDatum(typ).Draw(rt, "datum")
+				loc := locs.Draw(rt, "loc")
+				text := FormatText(d, loc)
+				back, err := ParseText(typ, text, loc)
+				if err != nil {
+					rt.Fatalf("ParseText(%s, %q): %v", typ, text, err)
+				}
+				if back.Kind() != typ.Kind || Compare(back, d) != 0 || FormatText(back, loc) != text {
+					rt.Fatalf("ParseText(%s, %q) = %q (%s), want the value back", typ, text, FormatText(back, loc), back.Kind())
+				}
+			})
+		})
+	}
+}
