@@ -129,7 +129,7 @@ func parseInterval(s string) (Datum, error) {
 	}
 	switch res {
 	case ivBadFormat:
-		return Null, syntaxErr("interval", s)
+		return Null, valueErr(codeDatetimeFormat, fmt.Sprintf("invalid input syntax for type interval: \"%s\"", s))
 	case ivFieldOverflow:
 		return Null, valueErr(codeIntervalRange, fmt.Sprintf("interval field value out of range: \"%s\"", s))
 	}
