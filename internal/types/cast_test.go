@@ -250,3 +250,25 @@ func TestImplicitCastTarget(t *testing.T) {
 		t.Errorf("ImplicitCastTarget(unknown, unknown) = %s, %v; want TEXT", got, ok)
 	}
 }
+
+// TestCastContextsPostgres compares CanCast with the context in which
+// PostgreSQL 15 applies each cast between two different kinds
+// (testdata/cast_contexts_pg15.tsv, found by trying an implicit call, an
+// INSERT and a CAST). Implicit casts are checked through castLevelOf,
+// which CanCast and ImplicitCastTarget share.
+func TestCastContextsPostgres(t *testing.T) {
+	levels := map[string]castLevel{"none": castNone, "explicit": castExplicit, "assignment": castAssignment, "implicit": castImplicit}
+	for _, c := range readPGCases(t, "testdata/cast_contexts_pg15.tsv", 3) {
+		from, to := mustType(t, c.fields[0]), mustType(t, c.fields[1])
+		want, ok := levels[c.fields[2]]
+		if !ok {
+			t.Fatalf("line %d: unknown level %q", c.line, c.fields[2])
+		}
+		if got := castLevelOf(from.Kind, to.Kind); got != want {
+			t.Errorf("line %d: cast %s -> %s: level %d, want %s", c.line, c.fields[0], c.fields[1], got, c.fields[2])
+		}
+		if CanCast(from, to, true) != (want != castNone) || CanCast(from, to, false) != (want >= castAssignment) {
+			t.Errorf("line %d: CanCast(%s, %s) disagrees with %s", c.line, c.fields[0], c.fields[1], c.fields[2])
+		}
+	}
+}
