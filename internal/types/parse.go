@@ -347,7 +347,13 @@ func parseFloat(k Kind, s string) (Datum, error) {
 		var err error
 		f, err = strconv.ParseFloat(v, bits)
 		if err != nil || (f == 0 && nonZero) {
-			return Null, valueErr(codeOutOfRange, fmt.Sprintf("\"%s\" is out of range for type %s", s, pgTypeName(k)))
+			// Postgres quotes the whole input for REAL but only the number
+			// for DOUBLE PRECISION.
+			quoted := s
+			if k == KindFloat64 {
+				quoted = v
+			}
+			return Null, valueErr(codeOutOfRange, fmt.Sprintf("\"%s\" is out of range for type %s", quoted, pgTypeName(k)))
 		}
 	}
 	if k == KindFloat32 {
