@@ -12,7 +12,12 @@ import (
 // in the recorded SELECT CAST(...), and compares with PostgreSQL 15's
 // output or error message.
 func TestCastPostgres(t *testing.T) {
-	for _, c := range readPGCases(t, "testdata/cast_pg15.tsv", 5) {
+	checkCastCases(t, "testdata/cast_pg15.tsv")
+	checkCastCases(t, "testdata/cast_random_pg15.tsv")
+}
+
+func checkCastCases(t *testing.T, path string) {
+	for _, c := range readPGCases(t, path, 5) {
 		srcName, value, dstName, zone, want := c.fields[0], c.fields[1], c.fields[2], c.fields[3], c.fields[4]
 		src, err := ParseType(srcName)
 		if err != nil {

@@ -254,7 +254,13 @@ func parseInt(k Kind, s string) (Datum, error) {
 	if !allDigits(digits) {
 		return Null, syntaxErr(pgTypeName(k), s)
 	}
-	bits := map[Kind]int{KindInt16: 16, KindInt32: 32, KindInt64: 64}[k]
+	bits := 64
+	switch k {
+	case KindInt16:
+		bits = 16
+	case KindInt32:
+		bits = 32
+	}
 	n, err := strconv.ParseInt(v, 10, bits)
 	if err != nil {
 		return Null, valueErr(codeOutOfRange, fmt.Sprintf("value \"%s\" is out of range for type %s", s, pgTypeName(k)))
@@ -528,7 +534,7 @@ func fitLength(t Type, s string, explicit bool) (string, error) {
 	if n == 0 || len(s) <= n {
 		return s, nil // fewer bytes than n: fewer characters too
 	}
-	cut, count := 0, 0
+	cut, count := -1, 0
 	for i := range s {
 		if count == n {
 			cut = i
@@ -536,8 +542,8 @@ func fitLength(t Type, s string, explicit bool) (string, error) {
 		}
 		count++
 	}
-	if count < n || cut == 0 {
-		return s, nil
+	if cut < 0 {
+		return s, nil // at most n characters
 	}
 	if !explicit && strings.TrimRight(s[cut:], " ") != "" {
 		name := "character varying"
