@@ -144,7 +144,7 @@ func CanCast(from, to Type, explicit bool) bool {
 // and for an untyped literal (KindUnknown) the other side's type (TEXT
 // when both are unknown). Two types of one kind with different modifiers
 // give the kind without modifiers (NUMERIC(10,2) with NUMERIC(5,0) is
-// NUMERIC). ok is false when no implicit cast joins them (BOOLEAN with
+// NUMERIC), except CHAR(n) with CHAR(m), which gives TEXT. ok is false when no implicit cast joins them (BOOLEAN with
 // INTEGER, TEXT with INTEGER).
 func ImplicitCastTarget(a, b Type) (Type, bool) {
 	switch {
@@ -156,9 +156,12 @@ func ImplicitCastTarget(a, b Type) (Type, bool) {
 		return a, true
 	case a == b:
 		return a, true
-	case a.Kind == b.Kind:
+	case a.Kind == b.Kind && a.Kind != KindChar:
 		return unmodified(a.Kind), true
 	case isStringKind(a.Kind) && isStringKind(b.Kind):
+		// Also CHAR(n) with CHAR(m): Postgres gives bpchar without a
+		// length, which Type cannot spell (CHAR means CHAR(1)); TEXT
+		// compares the same, as the cast to TEXT drops the padding.
 		return Text, true
 	}
 	if ra, rb := numericRank(a.Kind), numericRank(b.Kind); ra > 0 && rb > 0 {
@@ -236,6 +239,8 @@ func Cast(d Datum, to Type, ctx CastContext) (Datum, error) {
 		return Null, cannotCast(from, to.Kind)
 	}
 	switch {
+	case from == KindChar && to.Kind == KindChar:
+		return parseString(to, d.s, ctx.Explicit) // keeps the padding
 	case isStringKind(to.Kind):
 		return parseString(to, castText(d, ctx.Loc), ctx.Explicit)
 	case isStringKind(from):
@@ -409,7 +414,10 @@ func castToNumeric(d Datum, to Type) (Datum, error) {
 	return newNumericOwned(r), nil
 }
 
-// localMicros returns a TIMESTAMPTZ's wall-clock time in loc.
+// localMicros returns a TIMESTAMPTZ's wall-clock time in loc. At the
+// first instants of the range a zone west of Greenwich gives a local time
+// before the first timestamp, which Postgres refuses ("timestamp out of
+// range") in casts to DATE, TIME and TIMESTAMP.
 func localMicros(utc int64, loc *time.Location) int64 {
 	if loc == nil || loc == time.UTC {
 		return utc
@@ -431,7 +439,9 @@ func castToDate(d Datum, loc *time.Location) (Datum, error) {
 			return NewDate(DateNegInfinity), nil
 		}
 		if d.kind == KindTimestampTZ {
-			v = localMicros(v, loc)
+			if v = localMicros(v, loc); v < minTimestamp {
+				return Null, valueErr(codeDatetimeRange, "timestamp out of range")
+			}
 		}
 		days, _ := floorDiv(v, microsPerDay)
 		return NewDate(int32(days)), nil
@@ -450,7 +460,9 @@ func castToTime(d Datum, to Type, loc *time.Location) (Datum, error) {
 		}
 		v := d.i
 		if d.kind == KindTimestampTZ {
-			v = localMicros(v, loc)
+			if v = localMicros(v, loc); v < minTimestamp {
+				return Null, valueErr(codeDatetimeRange, "timestamp out of range")
+			}
 		}
 		_, c = floorDiv(v, microsPerDay)
 	case KindInterval:

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/stratadb/strata/internal/base"
 )
 
@@ -226,6 +228,8 @@ func TestImplicitCastTarget(t *testing.T) {
 		{"date", "time", ""},
 		{"jsonb", "text", ""},
 		{"uuid", "uuid", "UUID"},
+		{"char(3)", "char(3)", "CHAR(3)"},
+		{"char(3)", "char(5)", "TEXT"},
 	}
 	for _, c := range cases {
 		for _, swap := range []bool{false, true} {
@@ -276,4 +280,65 @@ func TestCastContextsPostgres(t *testing.T) {
 			t.Errorf("line %d: CanCast(%s, %s) disagrees with %s", c.line, c.fields[0], c.fields[1], c.fields[2])
 		}
 	}
+}
+
+// TestCastProperties checks, for random valid values and random target
+// types: Cast never panics; it fails with "cannot cast type" exactly when
+// CanCast(explicit) says no such cast exists; a result has the target kind
+// and is valid for it (its text reads back as itself); casting a value to
+// its own type gives it back.
+func TestCastProperties(t *testing.T) {
+	locs := genLocation(t)
+	rapid.Check(t, func(rt *rapid.T) {
+		from := genAnyType().Draw(rt, "from")
+		d := genDatum(from).Draw(rt, "datum")
+		to := genAnyType().Draw(rt, "to")
+		loc := locs.Draw(rt, "loc")
+		explicit := rapid.Bool().Draw(rt, "explicit")
+		got, err := Cast(d, to, CastContext{Loc: loc, Explicit: explicit})
+		var ve *ValueError
+		if err != nil && !errors.As(err, &ve) {
+			rt.Fatalf("Cast(%s %s, %s): error %v is not a *ValueError", from, d, to, err)
+		}
+		noCast := err != nil && strings.HasPrefix(err.Error(), "cannot cast type ")
+		if noCast == CanCast(from, to, true) {
+			rt.Fatalf("Cast(%s %s, %s): error %v, but CanCast(explicit) = %v", from, d, to, err, CanCast(from, to, true))
+		}
+		if err == nil && !got.IsNull() {
+			if got.Kind() != to.Kind {
+				rt.Fatalf("Cast(%s %s, %s) gave a %s", from, d, to, got.Kind())
+			}
+			text := FormatText(got, loc)
+			back, err := ParseText(to, text, loc)
+			if err != nil || Compare(back, got) != 0 || FormatText(back, loc) != text {
+				rt.Fatalf("Cast(%s %s, %s) = %q, which is not a valid %s: reads back as %q, %v", from, d, to, text, to, FormatText(back, loc), err)
+			}
+		}
+		same, err := Cast(d, from, CastContext{Loc: loc, Explicit: explicit})
+		if err != nil || Compare(same, d) != 0 || FormatText(same, loc) != FormatText(d, loc) {
+			rt.Fatalf("Cast(%s %q, its own type) = %q, %v", from, FormatText(d, loc), FormatText(same, loc), err)
+		}
+	})
+}
+
+// TestParseTextNoPanic feeds random text, made of the characters that
+// date, time and interval input give meaning to, to every kind's input:
+// it returns a value or a *ValueError, never panics.
+func TestParseTextNoPanic(t *testing.T) {
+	alphabet := []rune("0123456789 -+:.,@/TtZzPYMWDHS\\xXeEbcdaghilmnorsuy{}[]\"'\t\n\u00e9")
+	rapid.Check(t, func(rt *rapid.T) {
+		typ := genAnyType().Draw(rt, "type")
+		s := rapid.OneOf(
+			rapid.StringOf(rapid.RuneFrom(alphabet)),
+			rapid.String(),
+		).Draw(rt, "text")
+		d, err := ParseText(typ, s, nil)
+		var ve *ValueError
+		switch {
+		case err != nil && !errors.As(err, &ve):
+			rt.Fatalf("ParseText(%s, %q): error %v is not a *ValueError", typ, s, err)
+		case err == nil && d.Kind() != typ.Kind:
+			rt.Fatalf("ParseText(%s, %q) gave a %s", typ, s, d.Kind())
+		}
+	})
 }

@@ -201,21 +201,22 @@ func itoa(n int) string { return FormatText(NewInt64(int64(n)), nil) }
 // Generators of valid values of every type, for the property
 // parse-roundtrip: ParseText(t, FormatText(d, loc), loc) gives d back.
 
-// genLocation draws a session zone: none, UTC, and zones with daylight
-// saving, half- and quarter-hour offsets, offsets with seconds before 1900
-// (local mean time) and the extremes ±14/-11 hours.
+// zoneNames are the session zones of the property tests: UTC, zones with
+// daylight saving, half- and quarter-hour offsets, offsets with seconds
+// before 1900 (local mean time) and the extremes +14 and -11 hours.
+var zoneNames = []string{"UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu",
+	"Australia/Lord_Howe", "America/St_Johns", "Africa/Monrovia", "Pacific/Kiritimati", "Pacific/Pago_Pago"}
+
+// genLocation draws a session zone (nil or one of zoneNames), by name so
+// that failures print readably.
 func genLocation(t testing.TB) *rapid.Generator[*time.Location] {
-	names := []string{"UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Asia/Kathmandu",
-		"Australia/Lord_Howe", "America/St_Johns", "Africa/Monrovia", "Pacific/Kiritimati", "Pacific/Pago_Pago"}
-	locs := []*time.Location{nil}
-	for _, n := range names {
-		loc, err := time.LoadLocation(n)
-		if err != nil {
-			t.Fatalf("load zone %s: %v", n, err)
-		}
-		locs = append(locs, loc)
+	locs := map[string]*time.Location{"": nil}
+	for _, n := range zoneNames {
+		locs[n] = mustLoadLocation(t, n)
 	}
-	return rapid.SampledFrom(locs)
+	return rapid.Map(rapid.SampledFrom(append([]string{""}, zoneNames...)), func(name string) *time.Location {
+		return locs[name]
+	})
 }
 
 // genType draws a type of kind k with random valid modifiers.
@@ -240,6 +241,14 @@ func genType(k Kind) *rapid.Generator[Type] {
 			return Type{Kind: k, Precision: int32(rapid.IntRange(0, MaxTimestampPrecision).Draw(t, "precision"))}
 		}
 		panic("unreachable")
+	})
+}
+
+// genAnyType draws a type of any kind, with modifiers.
+func genAnyType() *rapid.Generator[Type] {
+	return rapid.Custom(func(t *rapid.T) Type {
+		k := Kind(rapid.IntRange(int(KindBool), int(numKinds)-1).Draw(t, "kind"))
+		return genType(k).Draw(t, "type")
 	})
 }
 
