@@ -214,7 +214,10 @@ func intOutOfRange(k Kind) error {
 //     fail ("cannot convert NaN to integer").
 //   - float -> NUMERIC goes through the float's text with 15 (REAL: 6)
 //     significant digits, as Postgres's float8_numeric does, so
-//     0.1::float8::numeric is 0.1; NaN and ±Infinity carry over.
+//     0.1::float8::numeric is 0.1 and (0.1+0.2)::numeric is 0.3; NaN and
+//     ±Infinity carry over. (The shortest text that reads back as the
+//     same float, which FormatText prints, was the first design; it gives
+//     0.30000000000000004 where Postgres gives 0.3, so it was dropped.)
 //     NUMERIC -> float is the nearest float.
 //   - BOOLEAN <-> INTEGER: true is 1; any non-zero integer is true.
 //   - to CHAR/VARCHAR/TEXT: the value's text output (BOOLEAN gives "true"

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -281,18 +282,29 @@ func scanZone(tok string, f *dateTimeFields, e dtErrors) error {
 // ("america/port-au-prince") must be written as in the database. "Local"
 // (the process's zone) is no zone name. POSIX zone specs ("UTC+5") are
 // not read.
+//
+// Found zones are cached: time.LoadLocation reads and parses a file on
+// every call. The cache holds only names that exist, so it stays as small
+// as the time zone database whatever the input.
 func loadZone(name string) *time.Location {
 	if name == "" || strings.EqualFold(name, "local") {
 		return nil
 	}
+	if loc, ok := zoneCache.Load(name); ok {
+		return loc.(*time.Location)
+	}
 	candidates := []string{name, capitalizeZone(name), strings.ToUpper(name)}
 	for _, c := range candidates {
 		if loc, err := time.LoadLocation(c); err == nil {
+			zoneCache.Store(name, loc)
 			return loc
 		}
 	}
 	return nil
 }
+
+// zoneCache maps zone names as written to their *time.Location.
+var zoneCache sync.Map
 
 // capitalizeZone upper-cases the first letter of each word of a zone name
 // and lower-cases the rest; words are separated by '/', '_' and '-'.
@@ -508,6 +520,9 @@ func zoneOffsetAt(u int64, loc *time.Location) int64 {
 // after it (Postgres's DetermineTimeZoneOffset, which it documents as "in a
 // spring-forward transition, prefer the before interpretation; in a
 // fall-back transition, prefer after").
+//
+// time.Date was tried for this and dropped: it leaves the choice in gaps
+// and overlaps unspecified.
 func utcFromLocal(local int64, loc *time.Location) int64 {
 	if loc == nil || loc == time.UTC {
 		return local
