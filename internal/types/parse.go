@@ -563,7 +563,17 @@ func checkEncoding(s string) error {
 			return valueErr(codeBadCharacter, `invalid byte sequence for encoding "UTF8": 0x00`)
 		}
 		if r == utf8.RuneError && size <= 1 {
-			end := min(i+4, len(s))
+			// Postgres shows as many bytes as the first one announces.
+			n := 1
+			switch c := s[i]; {
+			case c >= 0xf0 && c <= 0xf7:
+				n = 4
+			case c >= 0xe0 && c <= 0xef:
+				n = 3
+			case c >= 0xc0 && c <= 0xdf:
+				n = 2
+			}
+			end := min(i+n, len(s))
 			var parts []string
 			for _, b := range []byte(s[i:end]) {
 				parts = append(parts, fmt.Sprintf("0x%02x", b))

@@ -470,3 +470,47 @@ func TestParseTextRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestParseTextEncoding checks that text must be UTF-8 without NUL, with
+// Postgres's messages (the bytes shown are those the first byte of the bad
+// sequence announces).
+func TestParseTextEncoding(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"a\xffb", `invalid byte sequence for encoding "UTF8": 0xff`},
+		{"\xe2\x28\xa1", `invalid byte sequence for encoding "UTF8": 0xe2 0x28 0xa1`},
+		{"ok\xc3", `invalid byte sequence for encoding "UTF8": 0xc3`},
+		{"a\x00b", `invalid byte sequence for encoding "UTF8": 0x00`},
+	}
+	for _, c := range cases {
+		for _, typ := range []Type{Text, Varchar, {Kind: KindChar, Length: 5}} {
+			_, err := ParseText(typ, c.in, nil)
+			var ve *ValueError
+			if !errors.As(err, &ve) || ve.Msg != c.want || ve.Code != "22021" {
+				t.Errorf("ParseText(%s, %q) = %v, want %q (22021)", typ, c.in, err, c.want)
+			}
+		}
+	}
+}
+
+// TestParseTextClockWords checks that words needing the current time are
+// refused with a message that says why, not read as some fixed time.
+func TestParseTextClockWords(t *testing.T) {
+	for _, typ := range []Type{Date, Time, Timestamp, TimestampTZ} {
+		for _, w := range []string{"now", "today", "Tomorrow", " yesterday "} {
+			_, err := ParseText(typ, w, nil)
+			if err == nil || !strings.Contains(err.Error(), "needs the current time") || !errors.Is(err, base.ErrInvalidArgument) {
+				t.Errorf("ParseText(%s, %q) = %v, want a needs-the-current-time error", typ, w, err)
+			}
+		}
+	}
+}
+
+// TestParseJSONBError checks that malformed JSON reads as Postgres's
+// message, with what is wrong in the detail.
+func TestParseJSONBError(t *testing.T) {
+	_, err := ParseText(JSONB, `{"a":`, nil)
+	var ve *ValueError
+	if !errors.As(err, &ve) || ve.Msg != "invalid input syntax for type json" || ve.Code != "22P02" || ve.Detail == "" {
+		t.Errorf("ParseText(jsonb, bad) = %#v, want invalid input syntax for type json with a detail", err)
+	}
+}
