@@ -190,6 +190,9 @@ func trimSpace(s string) string {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// isLetter reports an ASCII letter.
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !isDigit(s[i]) {

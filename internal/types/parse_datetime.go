@@ -109,6 +109,9 @@ func scanDateTime(s string, e dtErrors) (dateTimeFields, error) {
 	}
 	// "2020-01-01T10:00:00": split at the T.
 	if i := strings.IndexAny(tokens[0], "tT"); i > 0 && strings.Contains(tokens[0][:i], "-") {
+		if i == len(tokens[0])-1 {
+			return f, e.format() // a 'T' with no time after it
+		}
 		tokens = append([]string{tokens[0][:i], tokens[0][i+1:]}, tokens[1:]...)
 	}
 	bc, era := false, false
@@ -124,21 +127,27 @@ func scanDateTime(s string, e dtErrors) (dateTimeFields, error) {
 				return f, e.format()
 			}
 			era, bc = true, lower == "bc"
-		case isDigit(tok[0]) && strings.Contains(tok, ":"):
-			if f.hasTime || f.hasZone || era {
+		case (isDigit(tok[0]) || (len(tok) > 1 && tok[0]|0x20 == 't' && isDigit(tok[1]))) && strings.Contains(tok, ":"):
+			if f.hasTime || f.hasZone {
 				return f, e.format()
+			}
+			if !isDigit(tok[0]) {
+				tok = tok[1:] // "2020-01-01 T10:00"
 			}
 			rest, err := scanClock(tok, &f, e)
 			if err != nil {
 				return f, err
 			}
 			if rest != "" {
+				if c := rest[0]; c != '+' && c != '-' && !isLetter(c) {
+					return f, e.format() // not a zone: "1:2:3:4"
+				}
 				if err := scanZone(rest, &f, e); err != nil {
 					return f, err
 				}
 			}
 		default:
-			if f.hasZone || (!f.hasDate && !f.hasTime) {
+			if f.hasZone || (!f.hasDate && !f.hasTime) || isDigit(tok[0]) {
 				return f, e.format()
 			}
 			if err := scanZone(tok, &f, e); err != nil {
@@ -194,32 +203,32 @@ func scanDate(tok string, f *dateTimeFields, e dtErrors) error {
 // returns the rest of tok (a zone written without a space).
 func scanClock(tok string, f *dateTimeFields, e dtErrors) (string, error) {
 	i := 0
-	num := func() (int64, bool) {
+	// num reads the digits at i: their value, and their count (0: none).
+	// More than 9 digits are out of range for any field.
+	num := func() (int64, int) {
 		j := i
 		for i < len(tok) && isDigit(tok[i]) {
 			i++
 		}
-		if i == j || i-j > 9 {
-			return 0, false
+		if i-j > 9 {
+			return math.MaxInt32, i - j
 		}
 		n, _ := strconv.ParseInt(tok[j:i], 10, 64)
-		return n, true
+		return n, i - j
 	}
-	h, ok := num()
-	if !ok || i >= len(tok) || tok[i] != ':' {
+	h, nh := num()
+	if nh == 0 || i >= len(tok) || tok[i] != ':' {
 		return "", e.format()
 	}
 	i++
-	m, ok := num()
-	if !ok {
+	m, nm := num()
+	if nm == 0 {
 		return "", e.format()
 	}
 	var sec, frac int64
 	if i < len(tok) && tok[i] == ':' {
 		i++
-		if sec, ok = num(); !ok {
-			return "", e.format()
-		}
+		sec, _ = num() // "10:00:" is 10:00:00, as in Postgres
 		if i < len(tok) && tok[i] == '.' {
 			j := i
 			i++
@@ -261,7 +270,7 @@ func scanZone(tok string, f *dateTimeFields, e dtErrors) error {
 	if loc == nil {
 		allAlpha := true
 		for i := 0; i < len(tok); i++ {
-			allAlpha = allAlpha && (tok[i]|0x20 >= 'a' && tok[i]|0x20 <= 'z')
+			allAlpha = allAlpha && isLetter(tok[i])
 		}
 		if allAlpha {
 			// Postgres reads an unknown word as bad syntax, and only a

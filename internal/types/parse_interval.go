@@ -146,7 +146,6 @@ func parseInterval(s string) (Datum, error) {
 func splitIntervalFields(s string) ([]ivField, bool) {
 	var out []ivField
 	i := 0
-	isAlpha := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 	for i < len(s) {
 		c := s[i]
 		start := i
@@ -177,7 +176,7 @@ func splitIntervalFields(s string) ([]ivField, bool) {
 						}
 					}
 				} else {
-					for i < len(s) && (isDigit(s[i]) || isAlpha(s[i]) || s[i] == delim) {
+					for i < len(s) && (isDigit(s[i]) || isLetter(s[i]) || s[i] == delim) {
 						i++
 					}
 				}
@@ -189,8 +188,8 @@ func splitIntervalFields(s string) ([]ivField, bool) {
 				i++
 			}
 			out = append(out, ivField{ivNumber, s[start:i]})
-		case isAlpha(c):
-			for i < len(s) && isAlpha(s[i]) {
+		case isLetter(c):
+			for i < len(s) && isLetter(s[i]) {
 				i++
 			}
 			out = append(out, ivField{ivWord, strings.ToLower(s[start:i])})
@@ -206,16 +205,16 @@ func splitIntervalFields(s string) ([]ivField, bool) {
 					i++
 				}
 				out = append(out, ivField{ivSigned, string(c) + s[j:i]})
-			case i < len(s) && isAlpha(s[i]):
+			case i < len(s) && isLetter(s[i]):
 				j := i
-				for i < len(s) && isAlpha(s[i]) {
+				for i < len(s) && isLetter(s[i]) {
 					i++
 				}
 				out = append(out, ivField{ivWord, string(c) + strings.ToLower(s[j:i])})
 			default:
 				return nil, false
 			}
-		case c < 0x80 && c > ' ' && !isAlpha(c):
+		case c < 0x80 && c > ' ' && !isLetter(c):
 			i++ // punctuation separates fields
 		default:
 			return nil, false
@@ -405,8 +404,10 @@ func decodeIntervalClock(text string, neg bool) (int64, ivError) {
 		}
 		return v, ivOK
 	}
+	// splitFrac cuts "SS.fff" into "SS" and the fraction in microseconds;
+	// a bad fraction leaves a '.' in the first part, which num refuses.
 	splitFrac := func(p string) (string, int64) {
-		if k := strings.IndexByte(p, '.'); k >= 0 {
+		if k := strings.IndexByte(p, '.'); k >= 0 && (k == len(p)-1 || allDigits(p[k+1:])) {
 			return p[:k], fractionMicros(p[k:])
 		}
 		return p, 0
@@ -429,8 +430,10 @@ func decodeIntervalClock(text string, neg bool) (int64, ivError) {
 			return 0, res
 		}
 		sp, fr := splitFrac(parts[2])
-		if sec, res = num(sp); res != ivOK {
-			return 0, res
+		if sp != "" { // "10:00:" has zero seconds, as in Postgres
+			if sec, res = num(sp); res != ivOK {
+				return 0, res
+			}
 		}
 		frac = fr
 	}
