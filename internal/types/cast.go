@@ -417,6 +417,26 @@ func castToNumeric(d Datum, to Type) (Datum, error) {
 	return newNumericOwned(r), nil
 }
 
+// float64FromDecimal converts a finite NUMERIC to the nearest float64, as
+// numeric_float8 does (through the decimal text), or reports overflow.
+func float64FromDecimal(d *apd.Decimal, k Kind) (float64, error) {
+	switch d.Form {
+	case apd.NaN, apd.NaNSignaling:
+		return math.NaN(), nil
+	case apd.Infinite:
+		if d.Negative {
+			return math.Inf(-1), nil
+		}
+		return math.Inf(1), nil
+	}
+	text := FormatText(newNumericOwned(d), nil)
+	v, err := parseFloat(k, text)
+	if err != nil {
+		return 0, err
+	}
+	return v.f, nil
+}
+
 // localMicros returns a TIMESTAMPTZ's wall-clock time in loc. At the
 // first instants of the range a zone west of Greenwich gives a local time
 // before the first timestamp, which Postgres refuses ("timestamp out of

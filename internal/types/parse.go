@@ -693,23 +693,3 @@ func badHexDigit(rest string) error {
 	_, size := utf8.DecodeRuneInString(rest)
 	return valueErr(codeInvalidParam, fmt.Sprintf("invalid hexadecimal digit: \"%s\"", rest[:size]))
 }
-
-// float64FromDecimal converts a finite NUMERIC to the nearest float64, as
-// numeric_float8 does (through the decimal text), or reports overflow.
-func float64FromDecimal(d *apd.Decimal, k Kind) (float64, error) {
-	switch d.Form {
-	case apd.NaN, apd.NaNSignaling:
-		return math.NaN(), nil
-	case apd.Infinite:
-		if d.Negative {
-			return math.Inf(-1), nil
-		}
-		return math.Inf(1), nil
-	}
-	text := FormatText(newNumericOwned(d), nil)
-	v, err := parseFloat(k, text)
-	if err != nil {
-		return 0, err
-	}
-	return v.f, nil
-}

@@ -46,7 +46,6 @@ const (
 	maxDateDays   = 2145042905                  // 5874897-12-31
 	minTimestamp  = minDateDays * microsPerDay  // 4714-11-24 00:00:00 BC
 	endTimestamp  = int64(9223371244800000000)  // 294247-01-01 00:00:00, exclusive
-	maxTZDisplace = 15*3600 + 59*60 + 59
 )
 
 // dateTimeFields is what scanDateTime read from a date/time literal.

@@ -53,6 +53,7 @@ const (
 	imTime       = imHour | imMinute | imAllSeconds
 )
 
+// intervalUnit is the unit a number field is in.
 type intervalUnit uint8
 
 const (
@@ -92,6 +93,7 @@ var intervalUnits = map[string]intervalUnit{
 	"y": unitYear, "year": unitYear, "years": unitYear, "yr": unitYear, "yrs": unitYear,
 }
 
+// ivFieldKind is the class Postgres's ParseDateTime gives a field.
 type ivFieldKind uint8
 
 const (
@@ -101,13 +103,14 @@ const (
 	ivWord                      // day, ago
 )
 
+// ivField is one field of interval text.
 type ivField struct {
 	kind ivFieldKind
 	text string
 }
 
-// errBadFormat and errFieldOverflow are the two failures of a decoder,
-// turned into Postgres's messages by parseInterval.
+// ivError is a decoder's outcome: Postgres's DTERR_BAD_FORMAT and
+// DTERR_FIELD_OVERFLOW, turned into messages by parseInterval.
 type ivError uint8
 
 const (
