@@ -19,7 +19,8 @@ import (
 //	zone       +HH, +HHMM, +H:MM, +HH:MM:SS (up to ±15:59:59), 'Z', an
 //	           abbreviation of zoneAbbrevs (UTC, GMT, EST, CET, ...), or a
 //	           time zone database name ('Europe/Paris')
-//	era        ' BC' or ' AD' after the date or the zone
+//	meridian   ' AM' or ' PM' after a time of 12 hours or less
+//	era        ' BC' or ' AD' after the date
 //	special    'infinity', '-infinity', 'epoch'; 'allballs' for TIME
 //
 // A fraction of a second beyond microseconds is rounded half to even, as
@@ -32,7 +33,7 @@ import (
 // Left out, unlike Postgres: the clock-dependent words 'now', 'today',
 // 'tomorrow', 'yesterday' (refused with a message saying so: the binder
 // must supply them), month names ('January 8, 1999'), the MDY/DMY orders of
-// two-digit first fields ('1/8/1999', '01-02-03'), AM/PM, Julian dates
+// two-digit first fields ('1/8/1999', '01-02-03'), Julian dates
 // ('J2451187') and POSIX zone specs ('EST5EDT' works only as a zone file).
 
 // Date and timestamp limits, as days and microseconds since 1970-01-01.
@@ -114,6 +115,7 @@ func scanDateTime(s string, e dtErrors) (dateTimeFields, error) {
 		tokens = append([]string{tokens[0][:i], tokens[0][i+1:]}, tokens[1:]...)
 	}
 	bc, era := false, false
+	meridian := "" // "am" or "pm" after a 12-hour time
 	for n, tok := range tokens {
 		lower := strings.ToLower(tok)
 		switch {
@@ -126,6 +128,11 @@ func scanDateTime(s string, e dtErrors) (dateTimeFields, error) {
 				return f, e.format()
 			}
 			era, bc = true, lower == "bc"
+		case lower == "am" || lower == "pm":
+			if !f.hasTime || meridian != "" {
+				return f, e.format()
+			}
+			meridian = lower
 		case (isDigit(tok[0]) || (len(tok) > 1 && tok[0]|0x20 == 't' && isDigit(tok[1]))) && strings.Contains(tok, ":"):
 			if f.hasTime || f.hasZone {
 				return f, e.format()
@@ -136,6 +143,9 @@ func scanDateTime(s string, e dtErrors) (dateTimeFields, error) {
 			rest, err := scanClock(tok, &f, e)
 			if err != nil {
 				return f, err
+			}
+			if r := strings.ToLower(rest); r == "am" || r == "pm" {
+				meridian, rest = r, "" // "10:30pm"
 			}
 			if rest != "" {
 				if c := rest[0]; c != '+' && c != '-' && !isLetter(c) {
@@ -152,6 +162,16 @@ func scanDateTime(s string, e dtErrors) (dateTimeFields, error) {
 			if err := scanZone(tok, &f, e); err != nil {
 				return f, err
 			}
+		}
+	}
+	if meridian != "" {
+		switch h := f.clock / microsPerHour; {
+		case h > 12:
+			return f, e.fieldRange()
+		case meridian == "am" && h == 12:
+			f.clock -= 12 * microsPerHour
+		case meridian == "pm" && h != 12:
+			f.clock += 12 * microsPerHour
 		}
 	}
 	if f.hasDate {
