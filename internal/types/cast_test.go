@@ -2,6 +2,7 @@ package types
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,7 +32,7 @@ func checkCastCases(t *testing.T, path string) {
 			t.Fatalf("line %d: %v", c.line, err)
 		}
 		loc := mustLoadLocation(t, zone)
-		where := "line " + itoa(c.line) + ": '" + value + "'::" + srcName + "::" + dstName
+		where := "line " + strconv.Itoa(c.line) + ": '" + value + "'::" + srcName + "::" + dstName
 		if ours, ok := strataDifferences[value]; ok {
 			want = ours
 		}

@@ -176,7 +176,7 @@ func checkParseCases(t *testing.T, path string) {
 			t.Fatalf("line %d: %v", c.line, err)
 		}
 		loc := mustLoadLocation(t, zone)
-		where := "line " + itoa(c.line) + ": " + typName + " '" + input + "'"
+		where := "line " + strconv.Itoa(c.line) + ": " + typName + " '" + input + "'"
 		if ours, ok := strataDifferences[input]; ok {
 			want = ours
 		}
@@ -195,8 +195,6 @@ func checkParseCases(t *testing.T, path string) {
 		}
 	}
 }
-
-func itoa(n int) string { return FormatText(NewInt64(int64(n)), nil) }
 
 // Generators of valid values of every type, for the property
 // parse-roundtrip: ParseText(t, FormatText(d, loc), loc) gives d back.
