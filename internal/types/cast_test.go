@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -345,4 +346,33 @@ func TestParseTextNoPanic(t *testing.T) {
 			rt.Fatalf("ParseText(%s, %q) gave a %s", typ, s, d.Kind())
 		}
 	})
+}
+
+// BenchmarkCast runs a few common casts per iteration.
+func BenchmarkCast(b *testing.B) {
+	num, err := ParseText(Numeric, "12345.678", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	casts := []struct {
+		d  Datum
+		to Type
+	}{
+		{NewInt32(42), Int64},
+		{NewFloat64(2.5), Int32},
+		{num, Type{Kind: KindNumeric, Precision: 10, Scale: 2}},
+		{num, Float64},
+		{NewInt64(123456), Text},
+		{NewText("2020-06-01 12:00:00"), TimestampTZ},
+		{NewTimestamp(1590000000000000), TimestampTZ},
+	}
+	ctx := CastContext{Loc: time.UTC}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range casts {
+			if _, err := Cast(c.d, c.to, ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

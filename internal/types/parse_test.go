@@ -512,3 +512,35 @@ func TestParseJSONBError(t *testing.T) {
 		t.Errorf("ParseText(jsonb, bad) = %#v, want invalid input syntax for type json with a detail", err)
 	}
 }
+
+// BenchmarkParseText reads one typical value of each common kind per
+// iteration; it reports the time of the whole set.
+func BenchmarkParseText(b *testing.B) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := []struct {
+		typ Type
+		s   string
+	}{
+		{Int64, "123456789"},
+		{Float64, "3.14159"},
+		{Type{Kind: KindNumeric, Precision: 12, Scale: 2}, "12345.678"},
+		{Type{Kind: KindVarchar, Length: 20}, "hello world"},
+		{Date, "2020-06-01"},
+		{Timestamp, "2020-06-01 12:34:56.789"},
+		{TimestampTZ, "2020-06-01 12:34:56.789+02"},
+		{TimestampTZ, "2020-06-01 12:34:56.789"},
+		{Interval, "1 day 02:03:04"},
+		{UUID, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"},
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, in := range inputs {
+			if _, err := ParseText(in.typ, in.s, paris); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
