@@ -99,8 +99,8 @@ func checkPGAnswer(t *testing.T, where string, got Datum, err error, want string
 	}
 }
 
-// strataDifferences are the inputs where Strata deliberately answers
-// otherwise than PostgreSQL 15, with Strata's answer. Timestamps end at
+// strataDifferences are the inputs where Strata answers otherwise than
+// PostgreSQL 15, with Strata's answer. Timestamps end at
 // 294247-01-01 in Strata (parse_datetime.go: its microseconds count from
 // 1970 in an int64), not at 294277-01-01.
 //
