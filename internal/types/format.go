@@ -318,16 +318,18 @@ func appendInterval(dst []byte, iv IntervalValue) []byte {
 	years := iv.Months / 12
 	mons := iv.Months % 12
 	start := len(dst)
-	anyNeg := false
+	// Postgres (AddPostgresIntPart) writes '+' before a positive field only
+	// when the nonzero field just before it was negative.
+	prevNeg := false
 	unit := func(v int64, one, many string) {
 		if v == 0 {
 			return
 		}
 		if len(dst) > start {
 			dst = append(dst, ' ')
-			if anyNeg && v > 0 {
-				dst = append(dst, '+')
-			}
+		}
+		if prevNeg && v > 0 {
+			dst = append(dst, '+')
 		}
 		dst = strconv.AppendInt(dst, v, 10)
 		dst = append(dst, ' ')
@@ -336,9 +338,7 @@ func appendInterval(dst []byte, iv IntervalValue) []byte {
 		} else {
 			dst = append(dst, many...)
 		}
-		if v < 0 {
-			anyNeg = true
-		}
+		prevNeg = v < 0
 	}
 	unit(int64(years), "year", "years")
 	unit(int64(mons), "mon", "mons")
@@ -360,7 +360,7 @@ func appendInterval(dst []byte, iv IntervalValue) []byte {
 				return appendMinSec(dst, rest)
 			}
 			m = -m
-		} else if anyNeg {
+		} else if prevNeg {
 			dst = append(dst, '+')
 		}
 		h := m / microsPerHour

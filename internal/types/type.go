@@ -203,6 +203,9 @@ func (t Type) Validate() error {
 		if t.Length < 0 || t.Length > MaxCharLength {
 			return bad("length out of range")
 		}
+		if t.Kind == KindChar && t.Length == 0 {
+			return bad("CHAR needs a length of at least 1")
+		}
 	case KindTime, KindTimestamp, KindTimestampTZ:
 		if t.Precision < 0 || t.Precision > MaxTimestampPrecision {
 			return bad("precision out of range")

@@ -306,3 +306,19 @@ func TestChunkSelect(t *testing.T) {
 		t.Fatal("Reset left rows")
 	}
 }
+
+func TestIntervalOutputSigns(t *testing.T) {
+	for _, tc := range []struct {
+		iv   IntervalValue
+		want string
+	}{
+		{IntervalValue{Months: -12, Days: 3, Micros: 3600e6}, "-1 years +3 days 01:00:00"},
+		{IntervalValue{Months: -1, Days: -1, Micros: 3600e6}, "-1 mons -1 days +01:00:00"},
+		{IntervalValue{Months: 13, Days: -2}, "1 year 1 mon -2 days"},
+		{IntervalValue{Days: -1}, "-1 days"},
+	} {
+		if got := FormatText(NewInterval(tc.iv), nil); got != tc.want {
+			t.Errorf("%+v = %q, want %q", tc.iv, got, tc.want)
+		}
+	}
+}

@@ -98,7 +98,9 @@ func (e *Error) WithPosition(pos int) *Error {
 }
 
 // Code returns the SQLSTATE of err: the code of the outermost *Error in its
-// chain, else one derived from base markers, else XX000 internal_error.
+// chain, else that of an error in the chain with a SQLState() string
+// method (as types.ValueError has), else one derived from base markers,
+// else XX000 internal_error.
 // A nil error is 00000.
 func Code(err error) string {
 	if err == nil {
@@ -107,6 +109,10 @@ func Code(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	var coded interface{ SQLState() string }
+	if errors.As(err, &coded) {
+		return coded.SQLState()
 	}
 	switch {
 	case errors.Is(err, base.ErrOutOfRange):
@@ -133,5 +139,10 @@ func From(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return Wrap(Code(err), err)
+	w := Wrap(Code(err), err)
+	var detailed interface{ SQLDetail() string }
+	if errors.As(err, &detailed) {
+		w.Detail = detailed.SQLDetail()
+	}
+	return w
 }

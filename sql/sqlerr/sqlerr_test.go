@@ -40,3 +40,19 @@ func TestWrapKeepsCause(t *testing.T) {
 		t.Fatalf("From(cause).Code = %s", got.Code)
 	}
 }
+
+type codedErr struct{}
+
+func (codedErr) Error() string     { return "value too long for type character varying(3)" }
+func (codedErr) SQLState() string  { return StringDataRightTruncation }
+func (codedErr) SQLDetail() string { return "detail" }
+
+func TestCodeFromCodedError(t *testing.T) {
+	err := fmt.Errorf("column x: %w", codedErr{})
+	if Code(err) != StringDataRightTruncation {
+		t.Fatalf("Code = %s", Code(err))
+	}
+	if e := From(err); e.Code != StringDataRightTruncation || e.Detail != "detail" {
+		t.Fatalf("From = %+v", e)
+	}
+}
