@@ -1,0 +1,166 @@
+package binder
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/parser"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// Catalog resolves the relations a query names.
+type Catalog interface {
+	// Relation returns the table, materialized view or source called name
+	// (lower case unless quoted), or an error; a missing relation should be
+	// reported as sqlerr.UndefinedTable.
+	Relation(name string) (*plan.Relation, error)
+}
+
+// Binder binds the statements of one input text.
+type Binder struct {
+	cat Catalog
+	fns *expr.Registry
+	sql string
+	ctx *expr.Context
+}
+
+// New returns a binder for statements parsed from sqlText (used to turn
+// node locations into positions), resolving names in cat and functions in
+// expr.Builtins, folding constants in ctx (the session's time zone).
+func New(cat Catalog, sqlText string, ctx *expr.Context) *Binder {
+	if ctx == nil {
+		ctx = &expr.Context{}
+	}
+	return &Binder{cat: cat, fns: expr.Builtins, sql: sqlText, ctx: ctx}
+}
+
+// errAt returns a SQL error positioned at byte offset loc of the input.
+func (b *Binder) errAt(loc int32, code, format string, args ...any) error {
+	e := sqlerr.New(code, format, args...)
+	if p := parser.Position(b.sql, int(loc)); p > 0 {
+		e = e.WithPosition(p)
+	}
+	return e
+}
+
+// atLoc adds a position to err when it is a *sqlerr.Error without one.
+func (b *Binder) atLoc(loc int32, err error) error {
+	if err == nil {
+		return nil
+	}
+	e := sqlerr.From(err)
+	if e.Position == 0 {
+		if p := parser.Position(b.sql, int(loc)); p > 0 {
+			e = e.WithPosition(p)
+		}
+	}
+	return e
+}
+
+// BindQuery binds a SELECT (including VALUES and UNION ALL) to a logical
+// plan.
+func (b *Binder) BindQuery(n *pg_query.Node) (plan.Node, error) {
+	sel := n.GetSelectStmt()
+	if sel == nil {
+		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "statement is not a query")
+	}
+	return b.bindSelectStmt(sel)
+}
+
+// scopeCol is one column visible to expressions over a node's output.
+type scopeCol struct {
+	table  string
+	name   string
+	typ    types.Type
+	hidden bool // USING/NATURAL duplicate: invisible to unqualified names and *
+}
+
+// scope lists the columns of a node's output in order.
+type scope struct {
+	cols []scopeCol
+}
+
+func scopeOf(n plan.Node) *scope {
+	s := &scope{}
+	for _, c := range n.Schema() {
+		s.cols = append(s.cols, scopeCol{table: c.Table, name: c.Name, typ: c.Type})
+	}
+	return s
+}
+
+// requalify sets every column's qualifier to alias (a subquery or a
+// renamed relation).
+func (s *scope) requalify(alias string) {
+	for i := range s.cols {
+		s.cols[i].table = alias
+	}
+}
+
+func (s *scope) concat(o *scope) *scope {
+	out := &scope{cols: append(append([]scopeCol(nil), s.cols...), o.cols...)}
+	return out
+}
+
+// resolve finds a column by optional qualifier and name.
+func (b *Binder) resolve(s *scope, qual, name string, loc int32) (int, error) {
+	found := -1
+	qualSeen := qual == ""
+	for i, c := range s.cols {
+		if qual != "" {
+			if c.table != qual {
+				continue
+			}
+			qualSeen = true
+		} else if c.hidden {
+			continue
+		}
+		if c.name != name {
+			continue
+		}
+		if found >= 0 {
+			return 0, b.errAt(loc, sqlerr.AmbiguousColumn, "column reference %q is ambiguous", name)
+		}
+		found = i
+	}
+	if found < 0 {
+		if !qualSeen {
+			return 0, b.errAt(loc, sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", qual)
+		}
+		if qual != "" {
+			return 0, b.errAt(loc, sqlerr.UndefinedColumn, "column %s.%s does not exist", qual, name)
+		}
+		return 0, b.errAt(loc, sqlerr.UndefinedColumn, "column %q does not exist", name)
+	}
+	return found, nil
+}
+
+func strVal(n *pg_query.Node) string {
+	if s := n.GetString_(); s != nil {
+		return s.GetSval()
+	}
+	return ""
+}
+
+func names(ns []*pg_query.Node) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, strVal(n))
+	}
+	return out
+}
+
+// qualifiedName joins a possibly schema-qualified name; the "public" and
+// "pg_catalog" schemas are the only ones, and are dropped.
+func relName(rv *pg_query.RangeVar) string {
+	name := rv.GetRelname()
+	if s := rv.GetSchemaname(); s != "" && s != "public" {
+		return s + "." + name
+	}
+	return name
+}
+
+func lower(s string) string { return strings.ToLower(s) }

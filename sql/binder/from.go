@@ -1,0 +1,297 @@
+package binder
+
+import (
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// bindFrom binds the FROM list; several items are cross-joined left to
+// right (their join condition comes from WHERE).
+func (b *Binder) bindFrom(items []*pg_query.Node) (plan.Node, *scope, error) {
+	var node plan.Node
+	var sc *scope
+	for _, it := range items {
+		n, s, err := b.bindFromItem(it)
+		if err != nil {
+			return nil, nil, err
+		}
+		if node == nil {
+			node, sc = n, s
+			continue
+		}
+		if err := b.checkDuplicateAliases(sc, s); err != nil {
+			return nil, nil, err
+		}
+		node = plan.NewJoin(plan.CrossJoin, node, n, nil)
+		sc = sc.concat(s)
+	}
+	return node, sc, nil
+}
+
+func (b *Binder) checkDuplicateAliases(l, r *scope) error {
+	seen := map[string]bool{}
+	for _, c := range l.cols {
+		seen[c.table] = true
+	}
+	for _, c := range r.cols {
+		if c.table != "" && seen[c.table] {
+			return b.errAt(-1, sqlerr.DuplicateObject, "table name %q specified more than once", c.table)
+		}
+	}
+	return nil
+}
+
+func (b *Binder) bindFromItem(n *pg_query.Node) (plan.Node, *scope, error) {
+	switch {
+	case n.GetRangeVar() != nil:
+		rv := n.GetRangeVar()
+		rel, err := b.cat.Relation(relName(rv))
+		if err != nil {
+			return nil, nil, b.atLoc(rv.GetLocation(), err)
+		}
+		alias := rv.GetAlias().GetAliasname()
+		scan := plan.NewScan(rel, alias)
+		sc := scopeOf(scan)
+		if err := b.renameColumns(sc, rv.GetAlias(), rv.GetLocation()); err != nil {
+			return nil, nil, err
+		}
+		return scan, sc, nil
+	case n.GetJoinExpr() != nil:
+		return b.bindJoin(n.GetJoinExpr())
+	case n.GetRangeSubselect() != nil:
+		rs := n.GetRangeSubselect()
+		if rs.GetLateral() {
+			return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "LATERAL is not supported")
+		}
+		sub, err := b.BindQuery(rs.GetSubquery())
+		if err != nil {
+			return nil, nil, err
+		}
+		sc := scopeOf(sub)
+		sc.requalify(rs.GetAlias().GetAliasname())
+		if err := b.renameColumns(sc, rs.GetAlias(), -1); err != nil {
+			return nil, nil, err
+		}
+		return sub, sc, nil
+	case n.GetRangeFunction() != nil:
+		return b.bindWindowTVF(n.GetRangeFunction())
+	}
+	return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "unsupported FROM item %T", n.GetNode())
+}
+
+// renameColumns applies an alias's column list: AS t(a, b).
+func (b *Binder) renameColumns(sc *scope, alias *pg_query.Alias, loc int32) error {
+	cols := alias.GetColnames()
+	if len(cols) > len(sc.cols) {
+		return b.errAt(loc, sqlerr.InvalidColumnReference, "table %q has %d columns available but %d columns specified", alias.GetAliasname(), len(sc.cols), len(cols))
+	}
+	for i, c := range cols {
+		sc.cols[i].name = strVal(c)
+	}
+	return nil
+}
+
+func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
+	left, ls, err := b.bindFromItem(j.GetLarg())
+	if err != nil {
+		return nil, nil, err
+	}
+	right, rs, err := b.bindFromItem(j.GetRarg())
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := b.checkDuplicateAliases(ls, rs); err != nil {
+		return nil, nil, err
+	}
+	var kind plan.JoinKind
+	switch j.GetJointype() {
+	case pg_query.JoinType_JOIN_INNER:
+		kind = plan.InnerJoin
+		if j.GetQuals() == nil && len(j.GetUsingClause()) == 0 && !j.GetIsNatural() {
+			kind = plan.CrossJoin
+		}
+	case pg_query.JoinType_JOIN_LEFT:
+		kind = plan.LeftJoin
+	case pg_query.JoinType_JOIN_RIGHT:
+		kind = plan.RightJoin
+	case pg_query.JoinType_JOIN_FULL:
+		kind = plan.FullJoin
+	default:
+		return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "join type %s is not supported", j.GetJointype())
+	}
+	sc := ls.concat(rs)
+	var on expr.Expr
+	using := names(j.GetUsingClause())
+	if j.GetIsNatural() {
+		for _, l := range ls.cols {
+			for _, r := range rs.cols {
+				if !l.hidden && !r.hidden && l.name == r.name {
+					using = append(using, l.name)
+				}
+			}
+		}
+	}
+	if len(using) > 0 {
+		if kind == plan.FullJoin {
+			return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "FULL JOIN with USING or NATURAL is not supported; use ON")
+		}
+		var conds []expr.Expr
+		for _, name := range using {
+			li, err := b.resolve(ls, "", name, -1)
+			if err != nil {
+				return nil, nil, err
+			}
+			ri, err := b.resolve(rs, "", name, -1)
+			if err != nil {
+				return nil, nil, err
+			}
+			l := &expr.ColumnRef{Index: li, Typ: ls.cols[li].typ, Name: qualified(ls.cols[li])}
+			r := &expr.ColumnRef{Index: len(ls.cols) + ri, Typ: rs.cols[ri].typ, Name: qualified(rs.cols[ri])}
+			eq, err := b.call("=", []expr.Expr{l, r}, -1)
+			if err != nil {
+				return nil, nil, err
+			}
+			conds = append(conds, eq)
+			// The merged column is the left one (the right one for a right
+			// join); hide the other from unqualified names and *.
+			if kind == plan.RightJoin {
+				sc.cols[li].hidden = true
+			} else {
+				sc.cols[len(ls.cols)+ri].hidden = true
+			}
+		}
+		if len(conds) == 1 {
+			on = conds[0]
+		} else {
+			on = &expr.And{Args: conds}
+		}
+	} else if q := j.GetQuals(); q != nil {
+		if on, err = b.bindBool(q, exprCtx{scope: sc, clause: "JOIN conditions"}, -1); err != nil {
+			return nil, nil, err
+		}
+	}
+	node := plan.NewJoin(kind, left, right, on)
+	if a := j.GetAlias(); a != nil {
+		sc.requalify(a.GetAliasname())
+		if err := b.renameColumns(sc, a, -1); err != nil {
+			return nil, nil, err
+		}
+	}
+	return node, sc, nil
+}
+
+func qualified(c scopeCol) string {
+	if c.table == "" {
+		return c.name
+	}
+	return c.table + "." + c.name
+}
+
+// bindWindowTVF binds TUMBLE(rel, time_col, size [, offset]),
+// HOP(rel, time_col, slide, size), CUMULATE(rel, time_col, step, size)
+// and SESSION(rel, time_col, gap), RisingWave's spelling of Flink's
+// window table-valued functions. The result has rel's columns plus
+// window_start and window_end of the time column's type.
+func (b *Binder) bindWindowTVF(rf *pg_query.RangeFunction) (plan.Node, *scope, error) {
+	if len(rf.GetFunctions()) != 1 {
+		return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "ROWS FROM is not supported")
+	}
+	fc := rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall()
+	if fc == nil {
+		return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "unsupported function in FROM")
+	}
+	loc := fc.GetLocation()
+	name := lower(strings.Join(names(fc.GetFuncname()), "."))
+	kinds := map[string]plan.WindowKind{"tumble": plan.Tumble, "hop": plan.Hop, "cumulate": plan.Cumulate, "session": plan.Session}
+	kind, ok := kinds[name]
+	if !ok {
+		return nil, nil, b.errAt(loc, sqlerr.UndefinedFunction, "table function %s does not exist (TUMBLE, HOP, CUMULATE and SESSION are)", name)
+	}
+	args := fc.GetArgs()
+	nargs := map[plan.WindowKind][2]int{plan.Tumble: {3, 4}, plan.Hop: {4, 4}, plan.Cumulate: {4, 4}, plan.Session: {3, 3}}[kind]
+	if len(args) < nargs[0] || len(args) > nargs[1] {
+		return nil, nil, b.errAt(loc, sqlerr.UndefinedFunction, "%s takes %d arguments: (relation, time column, intervals...)", strings.ToUpper(name), nargs[0])
+	}
+	relRef := args[0].GetColumnRef()
+	if relRef == nil || len(relRef.GetFields()) != 1 {
+		return nil, nil, b.errAt(loc, sqlerr.SyntaxError, "the first argument of %s must name a table, view or source", strings.ToUpper(name))
+	}
+	rel, err := b.cat.Relation(strVal(relRef.GetFields()[0]))
+	if err != nil {
+		return nil, nil, b.atLoc(relRef.GetLocation(), err)
+	}
+	scan := plan.NewScan(rel, "")
+	inSc := scopeOf(scan)
+	tcol := args[1].GetColumnRef()
+	if tcol == nil || len(tcol.GetFields()) != 1 {
+		return nil, nil, b.errAt(loc, sqlerr.SyntaxError, "the second argument of %s must be a time column", strings.ToUpper(name))
+	}
+	ti, err := b.resolve(inSc, "", strVal(tcol.GetFields()[0]), tcol.GetLocation())
+	if err != nil {
+		return nil, nil, err
+	}
+	tt := inSc.cols[ti].typ
+	if tt.Kind != types.KindTimestamp && tt.Kind != types.KindTimestampTZ {
+		return nil, nil, b.errAt(tcol.GetLocation(), sqlerr.DatatypeMismatch, "the time column of %s must be a timestamp, not %s", strings.ToUpper(name), typeName(tt))
+	}
+	intervals := make([]types.IntervalValue, 0, len(args)-2)
+	for _, a := range args[2:] {
+		e, err := b.bindExpr(a, exprCtx{clause: strings.ToUpper(name)})
+		if err != nil {
+			return nil, nil, err
+		}
+		if e, err = b.coerce(e, types.Interval, false, loc); err != nil {
+			return nil, nil, err
+		}
+		c, ok := e.(*expr.Const)
+		if !ok || c.Value.IsNull() {
+			return nil, nil, b.errAt(loc, sqlerr.InvalidParameterValue, "window sizes of %s must be constant intervals", strings.ToUpper(name))
+		}
+		iv := c.Value.Interval()
+		if iv.Months != 0 || iv.Days < 0 || iv.Micros < 0 || (iv.Days == 0 && iv.Micros == 0) {
+			return nil, nil, b.errAt(loc, sqlerr.InvalidParameterValue, "window sizes must be positive intervals without months, got %s", types.FormatText(c.Value, nil))
+		}
+		intervals = append(intervals, iv)
+	}
+	w := &plan.WindowTVF{Input: scan, Kind: kind, TimeCol: ti}
+	switch kind {
+	case plan.Tumble:
+		w.Size = intervals[0]
+		if len(intervals) > 1 {
+			w.Offset = intervals[1]
+		}
+	case plan.Hop, plan.Cumulate:
+		w.Slide, w.Size = intervals[0], intervals[1]
+		if micros(w.Size)%micros(w.Slide) != 0 {
+			return nil, nil, b.errAt(loc, sqlerr.InvalidParameterValue, "the window size of %s must be a multiple of its slide", strings.ToUpper(name))
+		}
+	case plan.Session:
+		w.Size = intervals[0]
+	}
+	alias := rf.GetAlias().GetAliasname()
+	if alias == "" {
+		alias = rel.Name
+	}
+	w.Cols = append(w.Cols, scan.Schema()...)
+	w.Cols = append(w.Cols,
+		plan.Column{Name: "window_start", Type: tt, NotNull: true},
+		plan.Column{Name: "window_end", Type: tt, NotNull: true})
+	for i := range w.Cols {
+		w.Cols[i].Table = alias
+	}
+	sc := scopeOf(w)
+	if err := b.renameColumns(sc, rf.GetAlias(), loc); err != nil {
+		return nil, nil, err
+	}
+	return w, sc, nil
+}
+
+func micros(iv types.IntervalValue) int64 {
+	return int64(iv.Days)*86_400_000_000 + iv.Micros
+}

@@ -1,0 +1,505 @@
+package binder
+
+import (
+	"strconv"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
+	if len(sel.GetWithClause().GetCtes()) > 0 {
+		return nil, b.errAt(sel.GetWithClause().GetLocation(), sqlerr.FeatureNotSupported, "WITH is not supported in views yet")
+	}
+	switch sel.GetOp() {
+	case pg_query.SetOperation_SETOP_UNION:
+		return b.bindUnion(sel)
+	case pg_query.SetOperation_SETOP_INTERSECT, pg_query.SetOperation_SETOP_EXCEPT:
+		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported")
+	}
+	if len(sel.GetValuesLists()) > 0 {
+		return b.bindValues(sel)
+	}
+	if len(sel.GetWindowClause()) > 0 {
+		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "WINDOW clauses are not supported")
+	}
+
+	// FROM
+	var input plan.Node
+	var sc *scope
+	if from := sel.GetFromClause(); len(from) > 0 {
+		var err error
+		if input, sc, err = b.bindFrom(from); err != nil {
+			return nil, err
+		}
+	} else {
+		input = &plan.Values{Rows: [][]expr.Expr{{}}}
+		sc = &scope{}
+	}
+
+	// WHERE
+	if w := sel.GetWhereClause(); w != nil {
+		pred, err := b.bindBool(w, exprCtx{scope: sc, clause: "WHERE"}, -1)
+		if err != nil {
+			return nil, err
+		}
+		input = &plan.Filter{Input: input, Pred: pred}
+	}
+
+	// Select list, with aggregates collected.
+	aggs := &aggCollector{}
+	targets, err := b.bindTargets(sel.GetTargetList(), sc, aggs)
+	if err != nil {
+		return nil, err
+	}
+
+	// GROUP BY
+	var groupBy []expr.Expr
+	for _, g := range sel.GetGroupClause() {
+		e, err := b.bindGroupItem(g, sc, targets)
+		if err != nil {
+			return nil, err
+		}
+		groupBy = append(groupBy, e)
+	}
+
+	// HAVING
+	var having expr.Expr
+	if h := sel.GetHavingClause(); h != nil {
+		if having, err = b.bindBool(h, exprCtx{scope: sc, aggs: aggs, clause: "HAVING"}, -1); err != nil {
+			return nil, err
+		}
+	}
+
+	// ORDER BY: output columns by ordinal or name, else expressions over
+	// the input, computed as hidden columns.
+	var sortKeys []plan.SortKey
+	var hidden []expr.Expr
+	for _, s := range sel.GetSortClause() {
+		sb := s.GetSortBy()
+		key := plan.SortKey{Desc: sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC}
+		key.NullsFirst = key.Desc
+		switch sb.GetSortbyNulls() {
+		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
+			key.NullsFirst = true
+		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
+			key.NullsFirst = false
+		}
+		if i, ok, err := b.outputRef(sb.GetNode(), targets, "ORDER BY"); err != nil {
+			return nil, err
+		} else if ok {
+			key.Expr = &expr.ColumnRef{Index: i, Typ: targets[i].e.Type(), Name: targets[i].name}
+		} else {
+			e, err := b.bindExpr(sb.GetNode(), exprCtx{scope: sc, aggs: aggs, clause: "ORDER BY"})
+			if err != nil {
+				return nil, err
+			}
+			key.Expr = &expr.ColumnRef{Index: len(targets) + len(hidden), Typ: e.Type(), Name: e.String()}
+			hidden = append(hidden, e)
+		}
+		sortKeys = append(sortKeys, key)
+	}
+
+	// Grouping: rewrite select list, HAVING and hidden sort columns over
+	// the Aggregate's output.
+	grouped := len(groupBy) > 0 || len(aggs.calls) > 0
+	if grouped {
+		agg := &plan.Aggregate{Input: input, GroupBy: groupBy, Aggs: aggs.calls}
+		for _, g := range groupBy {
+			agg.Cols = append(agg.Cols, plan.Column{Name: g.String(), Type: g.Type()})
+		}
+		for _, a := range aggs.calls {
+			agg.Cols = append(agg.Cols, plan.Column{Name: a.Func, Type: a.Type, NotNull: a.Func == "count"})
+		}
+		input = agg
+		for i := range targets {
+			if targets[i].e, err = b.regroup(targets[i].e, groupBy, targets[i].loc); err != nil {
+				return nil, err
+			}
+		}
+		for i := range hidden {
+			if hidden[i], err = b.regroup(hidden[i], groupBy, -1); err != nil {
+				return nil, err
+			}
+		}
+		if having != nil {
+			if having, err = b.regroup(having, groupBy, -1); err != nil {
+				return nil, err
+			}
+			input = &plan.Filter{Input: input, Pred: having}
+		}
+	} else if having != nil {
+		// HAVING without grouping makes the query a global aggregate.
+		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "HAVING without GROUP BY or aggregates is not supported")
+	}
+
+	// Projection (targets, then hidden sort columns).
+	proj := &plan.Project{Input: input}
+	for _, t := range targets {
+		e, err := b.coerce(t.e, resolvedType(t.e), false, t.loc)
+		if err != nil {
+			return nil, err
+		}
+		proj.Exprs = append(proj.Exprs, e)
+		proj.Cols = append(proj.Cols, plan.Column{Name: t.name, Type: e.Type()})
+	}
+	for _, h := range hidden {
+		proj.Exprs = append(proj.Exprs, h)
+		proj.Cols = append(proj.Cols, plan.Column{Name: h.String(), Type: h.Type()})
+	}
+	var out plan.Node = proj
+
+	// DISTINCT
+	if d := sel.GetDistinctClause(); len(d) > 0 {
+		if len(d) > 1 || d[0] != nil && d[0].GetNode() != nil {
+			return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "DISTINCT ON is not supported")
+		}
+		if len(hidden) > 0 {
+			return nil, b.errAt(-1, sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+		}
+		out = distinct(out)
+	}
+
+	if len(sortKeys) > 0 {
+		out = &plan.Sort{Input: out, Keys: sortKeys}
+	}
+	if sel.GetLimitCount() != nil || sel.GetLimitOffset() != nil {
+		lim := &plan.Limit{Input: out, Count: -1}
+		if n := sel.GetLimitCount(); n != nil {
+			v, ok, err := b.constInt(n, "LIMIT")
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				lim.Count = v
+			}
+		}
+		if n := sel.GetLimitOffset(); n != nil {
+			v, _, err := b.constInt(n, "OFFSET")
+			if err != nil {
+				return nil, err
+			}
+			lim.Offset = v
+		}
+		out = lim
+	}
+	if len(hidden) > 0 {
+		// Drop the hidden sort columns.
+		final := &plan.Project{Input: out}
+		for i, c := range out.Schema()[:len(targets)] {
+			final.Exprs = append(final.Exprs, &expr.ColumnRef{Index: i, Typ: c.Type, Name: c.Name})
+			final.Cols = append(final.Cols, c)
+		}
+		out = final
+	}
+	return out, nil
+}
+
+// resolvedType is e's type, with an unknown literal resolved to TEXT as a
+// select-list item is.
+func resolvedType(e expr.Expr) types.Type {
+	if e.Type().Kind == types.KindUnknown {
+		return types.Text
+	}
+	return e.Type()
+}
+
+// distinct groups n by all of its columns.
+func distinct(n plan.Node) plan.Node {
+	agg := &plan.Aggregate{Input: n}
+	for i, c := range n.Schema() {
+		agg.GroupBy = append(agg.GroupBy, &expr.ColumnRef{Index: i, Typ: c.Type, Name: c.Name})
+		agg.Cols = append(agg.Cols, c)
+	}
+	return agg
+}
+
+// constInt reads a LIMIT/OFFSET constant; LIMIT NULL or ALL gives ok false.
+func (b *Binder) constInt(n *pg_query.Node, what string) (int64, bool, error) {
+	e, err := b.bindExpr(n, exprCtx{clause: what})
+	if err != nil {
+		return 0, false, err
+	}
+	e, err = b.coerce(e, types.Int64, false, -1)
+	if err != nil {
+		return 0, false, err
+	}
+	c, ok := e.(*expr.Const)
+	if !ok {
+		return 0, false, b.errAt(-1, sqlerr.FeatureNotSupported, "%s must be a constant", what)
+	}
+	if c.Value.IsNull() {
+		return 0, false, nil
+	}
+	v := c.Value.Int64()
+	if v < 0 {
+		code := sqlerr.New("2201W", "%s must not be negative", what)
+		return 0, false, code
+	}
+	return v, true, nil
+}
+
+// target is one bound select-list item.
+type target struct {
+	e    expr.Expr
+	name string
+	loc  int32
+}
+
+func (b *Binder) bindTargets(list []*pg_query.Node, sc *scope, aggs *aggCollector) ([]target, error) {
+	var out []target
+	for _, n := range list {
+		rt := n.GetResTarget()
+		val := rt.GetVal()
+		if cr := val.GetColumnRef(); cr != nil {
+			fields := cr.GetFields()
+			if last := fields[len(fields)-1]; last.GetAStar() != nil {
+				qual := ""
+				if len(fields) == 2 {
+					qual = strVal(fields[0])
+				}
+				found := false
+				for i, c := range sc.cols {
+					if (qual == "" && c.hidden) || (qual != "" && c.table != qual) {
+						continue
+					}
+					found = true
+					out = append(out, target{e: &expr.ColumnRef{Index: i, Typ: c.typ, Name: c.name}, name: c.name, loc: cr.GetLocation()})
+				}
+				if qual != "" && !found {
+					return nil, b.errAt(cr.GetLocation(), sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", qual)
+				}
+				if qual == "" && len(sc.cols) == 0 {
+					return nil, b.errAt(cr.GetLocation(), sqlerr.SyntaxError, "SELECT * with no tables specified is not valid")
+				}
+				continue
+			}
+		}
+		e, err := b.bindExpr(val, exprCtx{scope: sc, aggs: aggs, clause: "SELECT"})
+		if err != nil {
+			return nil, err
+		}
+		name := rt.GetName()
+		if name == "" {
+			name = derivedName(val)
+		}
+		out = append(out, target{e: e, name: name, loc: rt.GetLocation()})
+	}
+	return out, nil
+}
+
+// derivedName is the column name Postgres gives an unaliased select item
+// (FigureColname): a column's name, a function's name, a cast's inner
+// name or type, "case", "coalesce", "greatest", else "?column?".
+func derivedName(n *pg_query.Node) string {
+	switch {
+	case n.GetColumnRef() != nil:
+		fields := n.GetColumnRef().GetFields()
+		return strVal(fields[len(fields)-1])
+	case n.GetFuncCall() != nil:
+		parts := names(n.GetFuncCall().GetFuncname())
+		return parts[len(parts)-1]
+	case n.GetTypeCast() != nil:
+		if inner := derivedName(n.GetTypeCast().GetArg()); inner != "?column?" {
+			return inner
+		}
+		parts := names(n.GetTypeCast().GetTypeName().GetNames())
+		return parts[len(parts)-1]
+	case n.GetCaseExpr() != nil:
+		return "case"
+	case n.GetCoalesceExpr() != nil:
+		return "coalesce"
+	case n.GetMinMaxExpr() != nil:
+		if n.GetMinMaxExpr().GetOp() == pg_query.MinMaxOp_IS_LEAST {
+			return "least"
+		}
+		return "greatest"
+	case n.GetAExpr() != nil && n.GetAExpr().GetKind() == pg_query.A_Expr_Kind_AEXPR_NULLIF:
+		return "nullif"
+	case n.GetSqlvalueFunction() != nil:
+		if n.GetSqlvalueFunction().GetOp() == pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE {
+			return "current_date"
+		}
+		return "current_timestamp"
+	}
+	return "?column?"
+}
+
+// outputRef resolves an ORDER BY or GROUP BY item that names an output
+// column: an integer ordinal, or a bare name equal to a select-list alias
+// (Postgres prefers output names in ORDER BY, input names in GROUP BY; the
+// caller passes which).
+func (b *Binder) outputRef(n *pg_query.Node, targets []target, clause string) (int, bool, error) {
+	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
+		i := int(c.GetIval().GetIval())
+		if i < 1 || i > len(targets) {
+			return 0, false, b.errAt(c.GetLocation(), sqlerr.InvalidColumnReference, "%s position %d is not in select list", clause, i)
+		}
+		return i - 1, true, nil
+	}
+	if clause != "ORDER BY" {
+		return 0, false, nil
+	}
+	if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && cr.GetFields()[0].GetString_() != nil {
+		name := strVal(cr.GetFields()[0])
+		found := -1
+		for i, t := range targets {
+			if t.name == name {
+				if found >= 0 {
+					return 0, false, b.errAt(cr.GetLocation(), sqlerr.AmbiguousColumn, "ORDER BY %q is ambiguous", name)
+				}
+				found = i
+			}
+		}
+		if found >= 0 {
+			return found, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// bindGroupItem binds a GROUP BY item: an ordinal or an output alias
+// (when no input column has that name, as Postgres resolves it), else an
+// expression over the input.
+func (b *Binder) bindGroupItem(n *pg_query.Node, sc *scope, targets []target) (expr.Expr, error) {
+	if i, ok, err := b.outputRef(n, targets, "GROUP BY"); err != nil {
+		return nil, err
+	} else if ok {
+		return b.ungroupedTarget(targets[i])
+	}
+	if cr := n.GetColumnRef(); cr != nil && len(cr.GetFields()) == 1 && cr.GetFields()[0].GetString_() != nil {
+		name := strVal(cr.GetFields()[0])
+		inInput := false
+		for _, c := range sc.cols {
+			if c.name == name && !c.hidden {
+				inInput = true
+			}
+		}
+		if !inInput {
+			for _, t := range targets {
+				if t.name == name {
+					return b.ungroupedTarget(t)
+				}
+			}
+		}
+	}
+	return b.bindExpr(n, exprCtx{scope: sc, clause: "GROUP BY"})
+}
+
+func (b *Binder) ungroupedTarget(t target) (expr.Expr, error) {
+	hasAgg := false
+	expr.Walk(t.e, func(e expr.Expr) bool {
+		if _, ok := e.(*aggRef); ok {
+			hasAgg = true
+		}
+		return !hasAgg
+	})
+	if hasAgg {
+		return nil, b.errAt(t.loc, sqlerr.GroupingError, "aggregate functions are not allowed in GROUP BY")
+	}
+	return t.e, nil
+}
+
+// regroup rewrites e, bound over the Aggregate's input, to refer to the
+// Aggregate's output: GROUP BY expressions become key references,
+// aggregate references become result references, and any other column
+// reference is a grouping error.
+func (b *Binder) regroup(e expr.Expr, groupBy []expr.Expr, loc int32) (expr.Expr, error) {
+	for i, g := range groupBy {
+		if g.String() == e.String() && g.Type() == e.Type() {
+			return &expr.ColumnRef{Index: i, Typ: g.Type(), Name: g.String()}, nil
+		}
+	}
+	switch n := e.(type) {
+	case *aggRef:
+		return &expr.ColumnRef{Index: len(groupBy) + n.idx, Typ: n.typ, Name: n.text}, nil
+	case *expr.ColumnRef:
+		return nil, b.errAt(loc, sqlerr.GroupingError, "column %q must appear in the GROUP BY clause or be used in an aggregate function", n.Name)
+	}
+	kids := expr.Children(e)
+	if len(kids) == 0 {
+		return e, nil
+	}
+	nk := make([]expr.Expr, len(kids))
+	for i, k := range kids {
+		var err error
+		if nk[i], err = b.regroup(k, groupBy, loc); err != nil {
+			return nil, err
+		}
+	}
+	return expr.WithChildren(e, nk), nil
+}
+
+func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
+	if len(sel.GetSortClause()) > 0 || sel.GetLimitCount() != nil {
+		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "ORDER BY and LIMIT on a UNION are not supported")
+	}
+	l, err := b.bindSelectStmt(sel.GetLarg())
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindSelectStmt(sel.GetRarg())
+	if err != nil {
+		return nil, err
+	}
+	ls, rs := l.Schema(), r.Schema()
+	if len(ls) != len(rs) {
+		return nil, b.errAt(-1, sqlerr.SyntaxError, "each UNION query must have the same number of columns")
+	}
+	// Unify column types pairwise; cast each side where needed.
+	lp := &plan.Project{Input: l}
+	rp := &plan.Project{Input: r}
+	u := &plan.Union{}
+	for i := range ls {
+		le := expr.Expr(&expr.ColumnRef{Index: i, Typ: ls[i].Type, Name: ls[i].Name})
+		re := expr.Expr(&expr.ColumnRef{Index: i, Typ: rs[i].Type, Name: rs[i].Name})
+		es, t, err := b.coerceAll([]expr.Expr{le, re}, "UNION", -1)
+		if err != nil {
+			return nil, err
+		}
+		lp.Exprs, rp.Exprs = append(lp.Exprs, es[0]), append(rp.Exprs, es[1])
+		col := plan.Column{Name: ls[i].Name, Type: t}
+		lp.Cols, rp.Cols = append(lp.Cols, col), append(rp.Cols, col)
+		u.Cols = append(u.Cols, col)
+	}
+	u.Ins = []plan.Node{lp, rp}
+	if !sel.GetAll() {
+		return distinct(u), nil
+	}
+	return u, nil
+}
+
+func (b *Binder) bindValues(sel *pg_query.SelectStmt) (plan.Node, error) {
+	lists := sel.GetValuesLists()
+	var rows [][]expr.Expr
+	for _, l := range lists {
+		row, err := b.bindList(l.GetList().GetItems(), exprCtx{clause: "VALUES"})
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 && len(row) != len(rows[0]) {
+			return nil, b.errAt(-1, sqlerr.SyntaxError, "VALUES lists must all be the same length")
+		}
+		rows = append(rows, row)
+	}
+	v := &plan.Values{Rows: rows}
+	for c := range rows[0] {
+		col := make([]expr.Expr, len(rows))
+		for r := range rows {
+			col[r] = rows[r][c]
+		}
+		col, t, err := b.coerceAll(col, "VALUES", -1)
+		if err != nil {
+			return nil, err
+		}
+		for r := range rows {
+			rows[r][c] = col[r]
+		}
+		v.Cols = append(v.Cols, plan.Column{Name: "column" + strconv.Itoa(c+1), Type: t})
+	}
+	return v, nil
+}
