@@ -8,6 +8,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/agg"
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
@@ -555,53 +556,10 @@ func (b *Binder) bindCase(ce *pg_query.CaseExpr, ec exprCtx) (expr.Expr, error) 
 	return b.fold(out, loc)
 }
 
-// Aggregate functions and their result types (Postgres's pg_aggregate).
+// Aggregate function names; package agg gives their result types.
 var aggNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
-}
-
-func aggResultType(name string, args []types.Type) (types.Type, bool) {
-	if name == "count" {
-		return types.Int64, true
-	}
-	if len(args) == 0 {
-		return types.Type{}, false
-	}
-	a := args[0]
-	switch name {
-	case "sum":
-		switch a.Kind {
-		case types.KindInt16, types.KindInt32:
-			return types.Int64, true
-		case types.KindInt64, types.KindNumeric:
-			return types.Numeric, true
-		case types.KindFloat32, types.KindFloat64, types.KindInterval:
-			return types.Type{Kind: a.Kind}, true
-		}
-	case "avg":
-		switch a.Kind {
-		case types.KindInt16, types.KindInt32, types.KindInt64, types.KindNumeric:
-			return types.Numeric, true
-		case types.KindFloat32, types.KindFloat64:
-			return types.Float64, true
-		case types.KindInterval:
-			return types.Interval, true
-		}
-	case "min", "max":
-		if a.Kind != types.KindUnknown && a.Kind != types.KindJSONB {
-			return a, true
-		}
-	case "bool_and", "bool_or", "every":
-		if a.Kind == types.KindBool {
-			return types.Bool, true
-		}
-	case "string_agg":
-		if len(args) == 2 && args[0].IsString() && args[1].IsString() {
-			return types.Text, true
-		}
-	}
-	return types.Type{}, false
 }
 
 func (b *Binder) bindFuncCall(fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, error) {
@@ -664,8 +622,8 @@ func (b *Binder) bindAggregate(name string, fc *pg_query.FuncCall, ec exprCtx) (
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	rt, ok := aggResultType(name, ts)
-	if !ok || (name != "count" && name != "string_agg" && len(args) != 1) || (name == "count" && len(args) > 1) {
+	rt, rerr := agg.Spec{Func: name, Args: ts}.ResultType()
+	if rerr != nil || (name != "count" && name != "string_agg" && len(args) != 1) || (name == "count" && len(args) > 1) {
 		return nil, b.errAt(loc, sqlerr.UndefinedFunction, "function %s does not exist", describeTypes(name, ts))
 	}
 	call := plan.AggCall{Func: name, Args: args, Distinct: fc.GetAggDistinct(), Type: rt}
