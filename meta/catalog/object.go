@@ -1,0 +1,228 @@
+package catalog
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+)
+
+// Database is a namespace of tables, views and sources.
+type Database struct {
+	Name    string            `json:"name"`
+	Options map[string]string `json:"options,omitempty"`
+	// Version is the catalog version that created the database; the
+	// catalog sets it.
+	Version uint64 `json:"version"`
+}
+
+// Column is one column of a table or source schema.
+type Column struct {
+	Name string     `json:"name"`
+	Type types.Type `json:"type"` // JSON: its SQL spelling, e.g. "NUMERIC(10,2)"
+	// NotNull refuses NULL values; primary-key columns are always NOT NULL.
+	NotNull bool `json:"not_null,omitempty"`
+}
+
+// TableKind tells a plain table from a materialized view.
+type TableKind string
+
+// Table kinds.
+const (
+	// KindTable is a table written by ingest jobs or inserts.
+	KindTable TableKind = "table"
+	// KindView is a materialized view: a table written by the view job that
+	// maintains Query.
+	KindView TableKind = "view"
+)
+
+// Table is a table or a materialized view of the table store.
+type Table struct {
+	Name    ObjectName `json:"name"`
+	Kind    TableKind  `json:"kind"`
+	Columns []Column   `json:"columns"`
+	// PrimaryKey lists column names; empty for an append table.
+	PrimaryKey []string `json:"primary_key,omitempty"`
+	// Options are the table store's options (bucket count, merge engine,
+	// ...), passed through as text.
+	Options map[string]string `json:"options,omitempty"`
+	// Query is the SQL text of a materialized view; empty for KindTable.
+	Query string `json:"query,omitempty"`
+	// Version is the catalog version that created the table.
+	Version uint64 `json:"version"`
+}
+
+// Validate checks the table's name, kind, columns (named safely, unique,
+// valid types) and primary key (existing, unique, NOT NULL columns). The
+// error wraps base.ErrInvalidArgument and names the table and the column.
+func (t *Table) Validate() error {
+	if err := t.Name.Validate("table"); err != nil {
+		return err
+	}
+	switch t.Kind {
+	case KindTable:
+		if t.Query != "" {
+			return fmt.Errorf("table %s: a plain table has no query: %w", t.Name, base.ErrInvalidArgument)
+		}
+	case KindView:
+		if t.Query == "" {
+			return fmt.Errorf("materialized view %s has no query: %w", t.Name, base.ErrInvalidArgument)
+		}
+	default:
+		return fmt.Errorf("table %s: unknown kind %q: %w", t.Name, t.Kind, base.ErrInvalidArgument)
+	}
+	cols, err := validateColumns(t.Name, t.Columns)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, k := range t.PrimaryKey {
+		i, ok := cols[k]
+		if !ok {
+			return fmt.Errorf("table %s: primary key column %q does not exist: %w", t.Name, k, base.ErrInvalidArgument)
+		}
+		if seen[k] {
+			return fmt.Errorf("table %s: primary key names column %q twice: %w", t.Name, k, base.ErrInvalidArgument)
+		}
+		seen[k] = true
+		if !t.Columns[i].NotNull {
+			return fmt.Errorf("table %s: primary key column %q must be NOT NULL: %w", t.Name, k, base.ErrInvalidArgument)
+		}
+	}
+	return nil
+}
+
+func validateColumns(owner ObjectName, columns []Column) (map[string]int, error) {
+	if len(columns) == 0 {
+		return nil, fmt.Errorf("%s has no columns: %w", owner, base.ErrInvalidArgument)
+	}
+	idx := make(map[string]int, len(columns))
+	for i, c := range columns {
+		if err := ValidateName("column", c.Name); err != nil {
+			return nil, fmt.Errorf("%s: %w", owner, err)
+		}
+		if _, dup := idx[c.Name]; dup {
+			return nil, fmt.Errorf("%s: column %q appears twice: %w", owner, c.Name, base.ErrInvalidArgument)
+		}
+		if c.Type.Kind == types.KindUnknown {
+			return nil, fmt.Errorf("%s: column %q has no type: %w", owner, c.Name, base.ErrInvalidArgument)
+		}
+		if err := c.Type.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: column %q: %w", owner, c.Name, err)
+		}
+		idx[c.Name] = i
+	}
+	return idx, nil
+}
+
+// Source is an external stream that is not stored: a Kafka topic, a
+// Postgres CDC slot, a generator. Connector names the connector package;
+// Options configure it.
+type Source struct {
+	Name      ObjectName        `json:"name"`
+	Connector string            `json:"connector"`
+	Columns   []Column          `json:"columns,omitempty"`
+	Options   map[string]string `json:"options,omitempty"`
+	// Version is the catalog version that created the source.
+	Version uint64 `json:"version"`
+}
+
+// Validate checks the source's name, connector and columns (a source may
+// leave its schema to the connector, so columns may be empty).
+func (s *Source) Validate() error {
+	if err := s.Name.Validate("source"); err != nil {
+		return err
+	}
+	if err := ValidateName("connector", s.Connector); err != nil {
+		return fmt.Errorf("source %s: %w", s.Name, err)
+	}
+	if len(s.Columns) > 0 {
+		if _, err := validateColumns(s.Name, s.Columns); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// JobKind tells ingest jobs from view jobs.
+type JobKind string
+
+// Job kinds (DESIGN.md vocabulary).
+const (
+	// JobIngest reads sources and writes tables.
+	JobIngest JobKind = "ingest"
+	// JobView reads tables and writes a materialized view's table.
+	JobView JobKind = "view"
+)
+
+// Job is the catalog's record of a streaming job: what it reads and what it
+// writes. Its runtime state (status, heartbeats, checkpoints) belongs to the
+// meta service, not the catalog.
+type Job struct {
+	Name string  `json:"name"`
+	Kind JobKind `json:"kind"`
+	// Reads lists the sources and tables the job reads.
+	Reads []ObjectName `json:"reads,omitempty"`
+	// Writes lists the tables the job writes (usually one).
+	Writes []ObjectName `json:"writes"`
+	// Options are the job's settings (parallelism, checkpoint interval,
+	// ...), passed through as text.
+	Options map[string]string `json:"options,omitempty"`
+	// Version is the catalog version that created the job.
+	Version uint64 `json:"version"`
+}
+
+// Validate checks the job's name, kind and edges on their own (no
+// duplicates, at least one write); Catalog.CreateJob checks that the named
+// objects exist and have the right kinds.
+func (j *Job) Validate() error {
+	if err := ValidateName("job", j.Name); err != nil {
+		return err
+	}
+	if j.Kind != JobIngest && j.Kind != JobView {
+		return fmt.Errorf("job %q: unknown kind %q: %w", j.Name, j.Kind, base.ErrInvalidArgument)
+	}
+	if len(j.Writes) == 0 {
+		return fmt.Errorf("job %q writes no table: %w", j.Name, base.ErrInvalidArgument)
+	}
+	// A job that reads what it writes is a cycle of length one: the
+	// lineage graph refuses it and names it as such.
+	for _, edge := range []struct {
+		what  string
+		names []ObjectName
+	}{{"reads", j.Reads}, {"writes", j.Writes}} {
+		seen := map[ObjectName]bool{}
+		for _, n := range edge.names {
+			if err := n.Validate("object"); err != nil {
+				return fmt.Errorf("job %q %s: %w", j.Name, edge.what, err)
+			}
+			if seen[n] {
+				return fmt.Errorf("job %q %s %s twice: %w", j.Name, edge.what, n, base.ErrInvalidArgument)
+			}
+			seen[n] = true
+		}
+	}
+	return nil
+}
+
+func cloneTable(t Table) Table {
+	t.Columns = slices.Clone(t.Columns)
+	t.PrimaryKey = slices.Clone(t.PrimaryKey)
+	t.Options = maps.Clone(t.Options)
+	return t
+}
+
+func cloneSource(s Source) Source {
+	s.Columns = slices.Clone(s.Columns)
+	s.Options = maps.Clone(s.Options)
+	return s
+}
+
+func cloneJob(j Job) Job {
+	j.Reads = slices.Clone(j.Reads)
+	j.Writes = slices.Clone(j.Writes)
+	j.Options = maps.Clone(j.Options)
+	return j
+}
