@@ -247,5 +247,13 @@ var Builtins = func() *Registry {
 	r := NewRegistry()
 	registerArithmetic(r)
 	registerComparison(r)
+	registerString(r)
+	registerLike(r)
+	registerRegex(r)
+	registerMath(r)
+	registerDatetime(r)
+	registerTimezone(r)
+	registerJSON(r)
+	registerFormat(r)
 	return r
 }()

@@ -1,0 +1,5 @@
+//go:build cgo
+
+package expr
+
+const cgoEnabled = true
