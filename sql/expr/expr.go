@@ -15,6 +15,19 @@ import (
 type Context struct {
 	// Loc is the session time zone (SET TIME ZONE); nil means UTC.
 	Loc *time.Location
+	// Now is the statement's start time, which now(), current_timestamp
+	// and current_date return throughout the statement (Postgres fixes
+	// them per transaction; Strata's statements are their own
+	// transactions). Zero means the wall clock at evaluation.
+	Now time.Time
+}
+
+// StatementTime returns Now, or the wall clock when Now is unset.
+func (c *Context) StatementTime() time.Time {
+	if c == nil || c.Now.IsZero() {
+		return time.Now()
+	}
+	return c.Now
 }
 
 // Location returns the session time zone, UTC when unset.

@@ -240,3 +240,35 @@ func TestFilterDropsNullAndFalse(t *testing.T) {
 		t.Fatalf("String = %q", pred.String())
 	}
 }
+
+func TestStatementTime(t *testing.T) {
+	at := time.Date(2024, 3, 31, 23, 30, 0, 0, time.UTC)
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip("no time zone database")
+	}
+	ctx := &Context{Now: at, Loc: tokyo}
+	for name, want := range map[string]string{"now": "2024-04-01 08:30:00+09", "current_date": "2024-04-01"} {
+		fn, _, err := Builtins.Lookup(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := NewCall(fn).Eval(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := types.FormatText(v, tokyo); got != want {
+			t.Errorf("%s() = %s, want %s", name, got, want)
+		}
+	}
+	// Lookup prefers TEXT for an untyped literal and DOUBLE PRECISION among
+	// numbers, as Postgres does.
+	fn, _, err := Builtins.Lookup("->", []types.Type{types.JSONB, types.Unknown})
+	if err != nil || fn.Params[1] != types.KindText {
+		t.Fatalf("jsonb -> unknown resolved to %v, %v", fn, err)
+	}
+	fn, _, err = Builtins.Lookup("round", []types.Type{types.Int32})
+	if err != nil || fn.Params[0] != types.KindFloat64 {
+		t.Fatalf("round(int4) resolved to %v, %v", fn, err)
+	}
+}

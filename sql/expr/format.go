@@ -199,7 +199,7 @@ func formatText(ctx *Context, f string, args []types.Datum) (string, error) {
 func registerFormat(r *Registry) {
 	// format(fmt, VARIADIC "any"): registered over TEXT until the registry
 	// has an "any" parameter; Eval accepts values of every kind.
-	r.Add(&Func{Name: "format", Params: kinds(kText, kText), Variadic: true, ResultKind: kText,
+	r.Add(&Func{Name: "format", Params: kinds(kText, AnyKind), Variadic: true, ResultKind: kText,
 		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
 				return types.Null, nil

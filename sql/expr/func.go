@@ -105,8 +105,10 @@ func (r *Registry) Has(name string) bool { return len(r.byName[name]) > 0 }
 // with the parameter type each argument must be cast to (equal to the
 // argument's type where no cast is needed). Resolution, as Postgres's in
 // its common cases: the overload needing the fewest implicit casts wins,
-// an exact match needing none; among equal counts, the one whose casts
-// climb the type ladder least; a tie is ambiguous (42725). No candidate:
+// an exact match needing none; among equal counts, the one casting to
+// more preferred types (TEXT for untyped literals, DOUBLE PRECISION among
+// numbers), then the one whose casts climb the type ladder least; a tie is
+// ambiguous (42725). No candidate:
 // 42883 undefined_function, naming the argument types.
 func (r *Registry) Lookup(name string, args []types.Type) (*Func, []types.Type, error) {
 	cands := r.byName[name]
@@ -114,8 +116,8 @@ func (r *Registry) Lookup(name string, args []types.Type) (*Func, []types.Type, 
 		return nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "function %s does not exist", describeCall(name, args))
 	}
 	type scored struct {
-		f            *Func
-		casts, climb int
+		f                             *Func
+		casts, anys, preferred, climb int
 	}
 	var ok []scored
 	for _, f := range cands {
@@ -131,9 +133,15 @@ func (r *Registry) Lookup(name string, args []types.Type) (*Func, []types.Type, 
 				fits = false
 				break
 			}
+			if params[i] == AnyKind {
+				s.anys++ // an exact parameter type beats "any"
+			}
 			if c > 0 {
 				s.casts++
 				s.climb += c
+				if preferredKinds[params[i]] {
+					s.preferred++
+				}
 			}
 		}
 		if fits {
@@ -151,18 +159,29 @@ func (r *Registry) Lookup(name string, args []types.Type) (*Func, []types.Type, 
 		if ok[i].casts != ok[j].casts {
 			return ok[i].casts < ok[j].casts
 		}
+		if ok[i].anys != ok[j].anys {
+			return ok[i].anys < ok[j].anys
+		}
+		if ok[i].preferred != ok[j].preferred {
+			return ok[i].preferred > ok[j].preferred
+		}
 		return ok[i].climb < ok[j].climb
 	})
-	if len(ok) > 1 && ok[0].casts == ok[1].casts && ok[0].climb == ok[1].climb {
+	if len(ok) > 1 && ok[0].casts == ok[1].casts && ok[0].anys == ok[1].anys && ok[0].preferred == ok[1].preferred && ok[0].climb == ok[1].climb {
 		return nil, nil, sqlerr.New(sqlerr.AmbiguousFunction, "function %s is not unique", describeCall(name, args))
 	}
 	f := ok[0].f
 	params := expandParams(f, len(args))
 	out := make([]types.Type, len(args))
 	for i, a := range args {
-		if a.Kind == params[i] {
+		switch {
+		case a.Kind == params[i]:
 			out[i] = a
-		} else {
+		case params[i] == AnyKind && a.Kind != types.KindUnknown:
+			out[i] = a
+		case params[i] == AnyKind:
+			out[i] = types.Text
+		default:
 			out[i] = typeOfKind(params[i])
 		}
 	}
@@ -173,6 +192,9 @@ func expandParams(f *Func, n int) []types.Kind {
 	if !f.Variadic {
 		if len(f.Params) != n {
 			return nil
+		}
+		if f.Params == nil {
+			return []types.Kind{}
 		}
 		return f.Params
 	}
@@ -198,6 +220,20 @@ func describeCall(name string, args []types.Type) string {
 	return name + "(" + strings.Join(parts, ", ") + ")"
 }
 
+// AnyKind is a parameter kind that accepts an argument of any type as it
+// is (Postgres's "any" pseudo-type, as concat and jsonb_build_object take);
+// an untyped literal arrives as TEXT.
+const AnyKind = types.Kind(255)
+
+// preferredKinds are Postgres's preferred types of their categories
+// (pg_type.typispreferred): when overloads need the same number of casts,
+// the one casting to preferred types wins, so an untyped literal resolves
+// to TEXT and round(5) to DOUBLE PRECISION, as in Postgres.
+var preferredKinds = map[types.Kind]bool{
+	types.KindBool: true, types.KindText: true, types.KindFloat64: true,
+	types.KindTimestampTZ: true, types.KindInterval: true,
+}
+
 // numericLadder is the order of Postgres's implicit numeric casts.
 var numericLadder = map[types.Kind]int{
 	types.KindInt16: 1, types.KindInt32: 2, types.KindInt64: 3,
@@ -211,7 +247,7 @@ var timeLadder = map[types.Kind]int{
 // castCost says whether a value of kind from may be implicitly cast to
 // kind to, and how far up a ladder that climbs (0 = no cast).
 func castCost(from, to types.Kind) (int, bool) {
-	if from == to {
+	if from == to || (to == AnyKind && from != types.KindUnknown) {
 		return 0, true
 	}
 	if from == types.KindUnknown {

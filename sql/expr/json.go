@@ -798,7 +798,7 @@ func registerJSON(r *Registry) {
 	// jsonb_build_object and jsonb_build_array take VARIADIC "any" in
 	// Postgres; registered over TEXT until the registry has an "any"
 	// parameter, their Eval accepts values of every kind.
-	r.Add(&Func{Name: "jsonb_build_object", Params: kinds(kText), Variadic: true, ResultKind: kJSONB,
+	r.Add(&Func{Name: "jsonb_build_object", Params: kinds(AnyKind), Variadic: true, ResultKind: kJSONB,
 		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
 			if len(a)%2 != 0 {
 				return types.Null, &sqlerr.Error{Code: sqlerr.InvalidParameterValue,
@@ -815,7 +815,7 @@ func registerJSON(r *Registry) {
 			}
 			return jsonbDatum(obj)
 		}})
-	r.Add(&Func{Name: "jsonb_build_array", Params: kinds(kText), Variadic: true, ResultKind: kJSONB,
+	r.Add(&Func{Name: "jsonb_build_array", Params: kinds(AnyKind), Variadic: true, ResultKind: kJSONB,
 		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
 			arr := jnode{kind: 'a', elems: make([]jnode, len(a))}
 			for i, v := range a {

@@ -290,6 +290,16 @@ func registerString(r *Registry) {
 	s3 := func(name string, p2, p3 types.Kind, f func(a, b, c types.Datum) (types.Datum, error)) {
 		r.Add(strict(name, kinds(kText, p2, p3), kText, func(_ *Context, a []types.Datum) (types.Datum, error) { return f(a[0], a[1], a[2]) }))
 	}
+	// text || anynonarray and anynonarray || text: the other operand is
+	// printed with its output function, as Postgres's textanycat does.
+	r.Add(&Func{Name: "||", Params: kinds(kText, AnyKind), Infix: true, Strict: true, ResultKind: kText,
+		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
+			return text(a[0].Str() + outputText(ctx, a[1]))
+		}})
+	r.Add(&Func{Name: "||", Params: kinds(AnyKind, kText), Infix: true, Strict: true, ResultKind: kText,
+		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
+			return text(outputText(ctx, a[0]) + a[1].Str())
+		}})
 	r.Add(&Func{Name: "||", Params: kinds(kText, kText), Infix: true, Strict: true, ResultKind: kText,
 		Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
 			if len(a[0].Str())+len(a[1].Str()) > maxStringBytes {
@@ -397,12 +407,11 @@ func registerString(r *Registry) {
 		Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
 			return types.NewBool(strings.HasPrefix(a[0].Str(), a[1].Str())), nil
 		}})
-	// concat and concat_ws take "any" in Postgres; the registry has no
-	// such parameter kind yet, so they are registered over TEXT and their
-	// Eval accepts a value of any kind (printed with its output function).
-	r.Add(&Func{Name: "concat", Params: kinds(kText), Variadic: true, ResultKind: kText,
+	// concat and concat_ws take "any", as in Postgres: each value is
+	// printed with its output function.
+	r.Add(&Func{Name: "concat", Params: kinds(AnyKind), Variadic: true, ResultKind: kText,
 		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) { return text(concatArgs(ctx, a, "")) }})
-	r.Add(&Func{Name: "concat_ws", Params: kinds(kText, kText), Variadic: true, ResultKind: kText,
+	r.Add(&Func{Name: "concat_ws", Params: kinds(kText, AnyKind), Variadic: true, ResultKind: kText,
 		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
 				return types.Null, nil

@@ -178,6 +178,21 @@ func registerTimezone(r *Registry) {
 	// clock_timestamp() is the wall clock at the call. now(),
 	// current_timestamp and statement_timestamp() need a statement-stable
 	// time, which the Context does not carry yet.
+	// now() and its synonyms return the statement's start time. They are
+	// Volatile so that the binder does not fold them into a plan that
+	// outlives the statement (a view).
+	for _, name := range []string{"now", "statement_timestamp", "transaction_timestamp"} {
+		r.Add(&Func{Name: name, Params: []types.Kind{}, Volatile: true, ResultKind: kTSTZ,
+			Eval: func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+				return types.NewTimestampTZ(ctx.StatementTime().UnixMicro()), nil
+			}})
+	}
+	r.Add(&Func{Name: "current_date", Params: []types.Kind{}, Volatile: true, ResultKind: types.KindDate,
+		Eval: func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+			y, m, d := ctx.StatementTime().In(ctx.Location()).Date()
+			days := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+			return types.NewDate(int32(days)), nil
+		}})
 	r.Add(&Func{Name: "clock_timestamp", Params: []types.Kind{}, Volatile: true, ResultKind: kTSTZ,
 		Eval: func(*Context, []types.Datum) (types.Datum, error) {
 			return types.NewTimestampTZ(time.Now().UnixMicro()), nil
