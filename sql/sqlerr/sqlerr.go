@@ -29,6 +29,7 @@ const (
 	NotNullViolation             = "23502"
 	UniqueViolation              = "23505"
 	InvalidCursorState           = "24000"
+	ProtocolViolation            = "08P01"
 	InvalidTransactionState      = "25000"
 	InvalidSQLStatementName      = "26000"
 	InvalidAuthorization         = "28000"
