@@ -11,7 +11,7 @@ type Epoch uint64
 // NoEpoch is the zero Epoch: nothing has been opened or committed yet.
 const NoEpoch Epoch = 0
 
-// Next returns e+1. It panics on overflow, which would take 584 billion years
+// Next returns e+1. It panics on overflow, which would take 29 billion years
 // at one epoch per 50 ms.
 func (e Epoch) Next() Epoch {
 	if e == ^Epoch(0) {

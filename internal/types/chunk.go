@@ -266,7 +266,8 @@ func DecodeChunk(b []byte) (*Chunk, []byte, error) {
 	if !ok || nrows > uint64(len(b)) {
 		return nil, nil, bad("bad row count")
 	}
-	c := NewChunk(ts, int(nrows))
+	// Grow as rows decode: a corrupt count must not reserve memory.
+	c := NewChunk(ts, int(min(nrows, DefaultChunkSize)))
 	for range nrows {
 		if len(b) < 1 || !RowKind(b[0]).Valid() {
 			return nil, nil, bad("bad row kind")

@@ -13,7 +13,7 @@ import (
 // Row codec (spec: codec.md beside this file): the exact, compact value
 // encoding of a row for state, channel state and spill files. Unlike the key
 // encoding it keeps every detail (NUMERIC scale, CHAR padding, INTERVAL
-// fields, the sign of -0, NaN payloads are canonicalised) and does not sort.
+// fields, the bits of floats, -0 and NaN payloads included) and does not sort.
 //
 //	row     = version:1 ncols:uvarint nullbitmap:ceil(ncols/8) value*
 //	value   = one per non-NULL column, in column order, encoded by type
@@ -206,6 +206,9 @@ func decodeValue(b []byte, t Type) (Datum, []byte, error) {
 			}
 			d.Exponent = int32(e)
 			d.Coeff.SetBytes(b[k : k+int(n)])
+			if !decodableNumeric(d.NumDigits(), e) {
+				return Null, nil, corruptRow("NUMERIC out of range")
+			}
 			b = b[k+int(n):]
 		}
 		return newNumericOwned(d), b, nil
@@ -214,7 +217,15 @@ func decodeValue(b []byte, t Type) (Datum, []byte, error) {
 		if k <= 0 || uint64(len(b)-k) < n {
 			return Null, nil, corruptRow("truncated " + t.Kind.String())
 		}
-		return Datum{kind: t.Kind, s: string(b[k : k+int(n)])}, b[k+int(n):], nil
+		s := string(b[k : k+int(n)])
+		if t.Kind == KindJSONB {
+			// Other code trusts a JSONB datum to hold normalized JSON.
+			d, err := NewJSONB(s)
+			if err != nil || d.s != s {
+				return Null, nil, corruptRow("JSONB is not normalized JSON")
+			}
+		}
+		return Datum{kind: t.Kind, s: s}, b[k+int(n):], nil
 	case KindUUID:
 		if len(b) < 16 {
 			return Null, nil, corruptRow("truncated UUID")

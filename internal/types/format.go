@@ -131,6 +131,9 @@ func appendNumeric(dst []byte, d Datum) []byte {
 	}
 	exp := int(v.Exponent)
 	if exp >= 0 {
+		if digits == "0" {
+			return append(dst, '0') // 0E+5 is plain 0, as Postgres stores it
+		}
 		dst = append(dst, digits...)
 		for range exp {
 			dst = append(dst, '0')

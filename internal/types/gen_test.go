@@ -215,9 +215,9 @@ func genValue(ty Type) *rapid.Generator[Datum] {
 			return NewTimestampTZ(us)
 		case KindInterval:
 			return NewInterval(IntervalValue{
-				Months: rapid.Int32Range(-12*100000, 12*100000).Draw(t, "months"),
-				Days:   rapid.OneOf(rapid.Int32Range(-100000, 100000), rapid.SampledFrom([]int32{0, 30, -30, 31})).Draw(t, "days"),
-				Micros: rapid.OneOf(rapid.Int64Range(-1e15, 1e15), rapid.SampledFrom([]int64{0, microsPerDay, -microsPerDay, 1, -1})).Draw(t, "us"),
+				Months: rapid.OneOf(rapid.Int32Range(-12*100000, 12*100000), rapid.SampledFrom([]int32{math.MinInt32, math.MaxInt32})).Draw(t, "months"),
+				Days:   rapid.OneOf(rapid.Int32Range(-100000, 100000), rapid.SampledFrom([]int32{0, 30, -30, 31, math.MinInt32, math.MaxInt32})).Draw(t, "days"),
+				Micros: rapid.OneOf(rapid.Int64Range(-1e15, 1e15), rapid.SampledFrom([]int64{0, microsPerDay, -microsPerDay, 1, -1, math.MinInt64, math.MaxInt64})).Draw(t, "us"),
 			})
 		case KindJSONB:
 			d, err := NewJSONB(genJSONText(2).Draw(t, "json"))
@@ -264,7 +264,10 @@ func genEqualVariant(d Datum) *rapid.Generator[Datum] {
 			if iv.Months > -1000 && iv.Months < 1000 {
 				return NewInterval(IntervalValue{Days: iv.Days + 30*iv.Months, Micros: iv.Micros})
 			}
-			return NewInterval(IntervalValue{Months: iv.Months, Days: iv.Days - 1, Micros: iv.Micros + microsPerDay})
+			if iv.Days > math.MinInt32 && iv.Micros <= math.MaxInt64-microsPerDay {
+				return NewInterval(IntervalValue{Months: iv.Months, Days: iv.Days - 1, Micros: iv.Micros + microsPerDay})
+			}
+			return d
 		case KindChar:
 			return NewChar(strings.TrimRight(d.s, " ") + strings.Repeat(" ", rapid.IntRange(0, 3).Draw(t, "pad")))
 		case KindJSONB:

@@ -106,9 +106,10 @@ func readJSON(dec *json.Decoder, text string) (jsonValue, error) {
 		}
 		return jsonValue{kind: jsonString, str: t}, nil
 	case json.Number:
-		d, _, err := apd.NewFromString(string(t))
+		// Postgres reads jsonb numbers with numeric_in, limits included.
+		d, err := parseDecimal(string(t))
 		if err != nil {
-			return jsonValue{}, jsonError(text, "bad number "+string(t))
+			return jsonValue{}, err
 		}
 		return jsonValue{kind: jsonNumber, num: d}, nil
 	case json.Delim:

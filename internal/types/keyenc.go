@@ -446,7 +446,7 @@ func decodeDecimalKey(b []byte) (*apd.Decimal, []byte, error) {
 		return nil, nil, fmt.Errorf("key of NUMERIC: nonzero class without digits: %w", base.ErrCorruption)
 	}
 	e := exp - int64(len(digits))
-	if e < math.MinInt32 || e > math.MaxInt32 {
+	if !decodableNumeric(int64(len(digits)), e) {
 		return nil, nil, fmt.Errorf("key of NUMERIC: exponent %d out of range: %w", e, base.ErrCorruption)
 	}
 	var coeff apd.BigInt
@@ -475,20 +475,26 @@ func intervalFromSpan(hi int64, lo uint64) (IntervalValue, error) {
 		return IntervalValue{}, fmt.Errorf("key of INTERVAL: span out of range: %w", base.ErrCorruption)
 	}
 	days, micros := bits.Div64(uh, ul, uint64(microsPerDay))
-	// Greedy with clamping: whole months first, at most MaxInt32 of them,
-	// then days, at most MaxInt32, and the rest in microseconds.
-	months := min(days/30, math.MaxInt32)
+	// Greedy with clamping: whole months first, then days, then the rest in
+	// microseconds, each at most what its field holds for the span's sign
+	// (a negative field reaches one further: -2^31, -2^63).
+	limM, limD, limU := uint64(math.MaxInt32), uint64(math.MaxInt32), uint64(math.MaxInt64)
+	if neg {
+		limM, limD, limU = limM+1, limD+1, limU+1
+	}
+	months := min(days/30, limM)
 	days -= months * 30
-	d := min(days, math.MaxInt32)
+	d := min(days, limD)
 	days -= d
-	extra, carry := bits.Mul64(days, uint64(microsPerDay))
-	m, c2 := bits.Add64(micros, carry, 0)
-	if extra != 0 || c2 != 0 || m > math.MaxInt64 {
+	extraHi, extraLo := bits.Mul64(days, uint64(microsPerDay))
+	m, carry := bits.Add64(micros, extraLo, 0)
+	if extraHi != 0 || carry != 0 || m > limU {
 		return IntervalValue{}, fmt.Errorf("key of INTERVAL: span out of range: %w", base.ErrCorruption)
 	}
 	iv := IntervalValue{Months: int32(months), Days: int32(d), Micros: int64(m)}
 	if neg {
-		iv = IntervalValue{Months: -iv.Months, Days: -iv.Days, Micros: -iv.Micros}
+		// Two's complement negation; -(2^31) and -(2^63) wrap to themselves.
+		iv = IntervalValue{Months: int32(-int64(months)), Days: int32(-int64(d)), Micros: int64(-m)}
 	}
 	return iv, nil
 }

@@ -384,6 +384,15 @@ const (
 	numericMaxDisplayScale = 16383
 )
 
+// decodableNumeric reports whether a finite decimal read from stored bytes
+// (row codec, key encoding) is within the range Strata can hold and print:
+// Postgres's limits, with room for the longer scales exact multiplication
+// produces. Anything beyond is corruption; accepting it would let a few
+// bytes ask for a billion-digit string.
+func decodableNumeric(digits int64, exponent int64) bool {
+	return exponent >= -2*numericMaxDisplayScale && digits+exponent <= numericMaxWeightDigits+1
+}
+
 // parseNumeric is numeric_in: white space, "NaN" or [+-]"Infinity"/"inf"
 // (case-insensitive), or [+-] digits [. digits] [e [+-] digits], then white
 // space. At most 131072 digits before the point and 16383 after it fit

@@ -117,12 +117,10 @@ var strataDifferences = map[string]string{
 	"294276-12-31":                  `ERROR: date out of range for timestamp`,
 }
 
-// pgIntervalText is Postgres's EncodeInterval for IntervalStyle postgres,
-// to compare intervals with Postgres's answers. It differs from format.go's
-// appendInterval in two ways (bugs of appendInterval): Postgres writes the
-// plural for -1 ("-1 days"), and a '+' before a positive field only when
-// the field just before it was negative ("-1 years +2 mons 3 days"), where
-// appendInterval writes one after any negative field.
+// pgIntervalText is an independent transcription of Postgres's
+// EncodeInterval for IntervalStyle postgres, to compare intervals with
+// Postgres's answers; TestIntervalOutputMatchesEncodeInterval checks
+// format.go's appendInterval against it.
 func pgIntervalText(iv IntervalValue) string {
 	var b strings.Builder
 	isZero, isBefore := true, false

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
+	"pgregory.net/rapid"
 
 	"github.com/stratadb/strata/internal/base"
 )
@@ -321,4 +322,48 @@ func TestIntervalOutputSigns(t *testing.T) {
 			t.Errorf("%+v = %q, want %q", tc.iv, got, tc.want)
 		}
 	}
+}
+
+// Defects found by review: each must stay fixed.
+func TestReviewRegressions(t *testing.T) {
+	// A zero with a positive exponent prints as 0, also inside JSONB.
+	for in, want := range map[string]string{"0e5": "0", "[0e3]": "[0]", `{"a": -0e2}`: `{"a": 0}`} {
+		d, err := NewJSONB(in)
+		if err != nil || d.JSONB() != want {
+			t.Errorf("NewJSONB(%s) = %v, %v; want %s", in, d, err, want)
+		}
+	}
+	if got := FormatText(NewNumeric(apd.New(0, 5)), nil); got != "0" {
+		t.Errorf("0E+5 prints %q", got)
+	}
+	// A JSON number beyond Postgres's numeric range is refused, not
+	// expanded into a billion digits.
+	if _, err := NewJSONB("1e1000000000"); !errors.Is(err, base.ErrOutOfRange) {
+		t.Errorf("huge JSON number: %v", err)
+	}
+	// Corrupt bytes give errors, not values that panic later.
+	if _, _, err := DecodeRow([]byte{1, 1, 0, 1, 'x'}, []Type{JSONB}); !errors.Is(err, base.ErrCorruption) {
+		t.Errorf("JSONB holding x: %v", err)
+	}
+	huge := []byte{0x01, 0x04}
+	huge = append(huge, 0x80, 0, 0, 0, 0x3b, 0x9a, 0xca, 0x00) // exponent 1e9, sign bit flipped
+	huge = append(huge, 0x0b, 0x00)
+	if _, _, err := DecodeKey(huge, Numeric); !errors.Is(err, base.ErrCorruption) {
+		t.Errorf("NUMERIC key with exponent 1e9: %v", err)
+	}
+	// The most negative interval's key decodes.
+	iv := NewInterval(IntervalValue{Months: math.MinInt32, Days: math.MinInt32, Micros: -9223372036854775807})
+	got, _, err := DecodeKey(AppendKey(nil, iv, Interval), Interval)
+	if err != nil || Compare(got, iv) != 0 {
+		t.Errorf("extreme interval key: %v, %v", got, err)
+	}
+}
+
+func TestIntervalOutputMatchesEncodeInterval(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := genValue(Interval).Draw(t, "iv")
+		if got, want := FormatText(d, nil), pgIntervalText(d.Interval()); got != want {
+			t.Fatalf("FormatText %q, EncodeInterval %q", got, want)
+		}
+	})
 }

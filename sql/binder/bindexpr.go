@@ -90,8 +90,14 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec exprCtx) (expr.Expr, error) {
 		var out expr.Expr
 		switch be.GetBoolop() {
 		case pg_query.BoolExprType_AND_EXPR:
+			if c, ok := foldBool(args, true); ok {
+				return c, nil
+			}
 			out = &expr.And{Args: args}
 		case pg_query.BoolExprType_OR_EXPR:
+			if c, ok := foldBool(args, false); ok {
+				return c, nil
+			}
 			out = &expr.Or{Args: args}
 		default:
 			out = &expr.Not{Arg: args[0]}
@@ -250,7 +256,13 @@ func (b *Binder) bindConst(c *pg_query.A_Const) (expr.Expr, error) {
 	case c.GetFval() != nil:
 		s := c.GetFval().GetFval()
 		if !strings.ContainsAny(s, ".eE") {
+			// An integer beyond INTEGER (or -2147483648, which the grammar
+			// folds from a negated 2147483648) is BIGINT, or INTEGER when
+			// it fits after all, as Postgres's make_const decides.
 			if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+				if v == int64(int32(v)) {
+					return &expr.Const{Value: types.NewInt32(int32(v)), Typ: types.Int32}, nil
+				}
 				return &expr.Const{Value: types.NewInt64(v), Typ: types.Int64}, nil
 			}
 		}

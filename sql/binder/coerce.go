@@ -72,17 +72,32 @@ func typeName(t types.Type) string {
 }
 
 // fold evaluates a constant expression once and replaces it with its
-// value. An error while folding (1/0) is the statement's error, as in
-// Postgres.
+// value. An expression whose evaluation fails (1/0) is left as it is: it
+// raises its error when, and only when, it is evaluated, so that
+// COALESCE(1, 1/0) and CASE WHEN true THEN 1 ELSE 1/0 END give 1 as in
+// Postgres, which does not fold what it will not evaluate.
 func (b *Binder) fold(e expr.Expr, loc int32) (expr.Expr, error) {
 	if _, ok := e.(*expr.Const); ok || !expr.IsConstant(e) {
 		return e, nil
 	}
 	v, err := e.Eval(b.ctx, nil)
 	if err != nil {
-		return nil, b.atLoc(loc, err)
+		return e, nil
 	}
 	return &expr.Const{Value: v, Typ: e.Type()}, nil
+}
+
+// foldBool simplifies AND with a constant FALSE argument to FALSE and OR
+// with a constant TRUE to TRUE (Postgres's eval_const_expressions), so that
+// the other arguments are never evaluated.
+func foldBool(args []expr.Expr, isAnd bool) (expr.Expr, bool) {
+	for _, a := range args {
+		c, ok := a.(*expr.Const)
+		if ok && !c.Value.IsNull() && c.Value.Bool() != isAnd {
+			return &expr.Const{Value: types.NewBool(!isAnd), Typ: types.Bool}, true
+		}
+	}
+	return nil, false
 }
 
 // commonType returns the type a set of expressions is unified to (CASE
@@ -153,6 +168,14 @@ func (b *Binder) coerceAll(es []expr.Expr, what string, loc int32) ([]expr.Expr,
 	return out, t, nil
 }
 
+// isOperator reports whether name is an operator symbol rather than a
+// function name.
+func isOperator(name string) bool {
+	return name != "" && strings.IndexFunc(name, func(r rune) bool {
+		return r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+	}) < 0
+}
+
 // call resolves fn for args (unknown literals typed as TEXT when every
 // argument is unknown), casts the arguments to the chosen overload's
 // parameters and folds the call when it is constant.
@@ -168,6 +191,23 @@ func (b *Binder) call(name string, args []expr.Expr, loc int32) (expr.Expr, erro
 			var err error
 			if args[i], err = b.coerce(a, types.Text, false, loc); err != nil {
 				return nil, err
+			}
+		}
+	}
+	// Postgres: "if one argument of a binary operator is of unknown type,
+	// assume it is the same type as the other argument" (an untyped literal
+	// or NULL in 1 + '2', a + NULL).
+	if len(args) == 2 && isOperator(name) {
+		for i := range 2 {
+			other := args[1-i].Type()
+			if isUnknownLiteral(args[i]) && other.Kind != types.KindUnknown {
+				if b.fns.HasExact(name, other.Kind, other.Kind) {
+					c, err := b.coerce(args[i], other, false, loc)
+					if err != nil {
+						return nil, err
+					}
+					args[i] = c
+				}
 			}
 		}
 	}

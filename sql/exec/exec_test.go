@@ -74,3 +74,36 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+// Cases from review against Postgres 15.
+func TestPostgresResolutionRules(t *testing.T) {
+	for _, tc := range []struct{ sql, want string }{
+		{"SELECT '1' + 1, NULL + 1, 1 + NULL", "(2, NULL, NULL)"},
+		{"SELECT coalesce(NULL, 1, 1/0), CASE WHEN 1 = 1 THEN 1 ELSE 1/0 END", "(1, 1)"},
+		{"SELECT k FROM l WHERE k / 0 = 1 AND false", ""},
+		{"SELECT 0.1::float4 + 0.1, 0.1::float4 = 0.1, 'NaN'::float8 / 0", "(0.20000000149011612, f, NaN)"},
+		{"SELECT -2147483648", "(-2147483648)"},
+		{"SELECT 'a' || 1 || true, concat('x', 2, NULL, 3.5)", "(a1true, x23.5)"},
+	} {
+		if got := query(t, tc.sql); got != tc.want {
+			t.Errorf("%s\n got %s\nwant %s", tc.sql, got, tc.want)
+		}
+	}
+	// -2147483648 - 1 overflows INTEGER, as in Postgres.
+	st, _ := parser.ParseOne("SELECT -2147483648 - 1")
+	n, err := binder.New(memCatalog{}, "SELECT -2147483648 - 1", nil).BindQuery(st.Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(&expr.Context{}, n, nil); sqlerr.Code(err) != sqlerr.NumericValueOutOfRange {
+		t.Fatalf("-2147483648 - 1: %v", err)
+	}
+	if n.Schema()[0].Type != types.Int32 {
+		t.Fatalf("type %s", n.Schema()[0].Type)
+	}
+	st, _ = parser.ParseOne("SELECT 1::float4 + 1.5")
+	n, err = binder.New(memCatalog{}, "SELECT 1::float4 + 1.5", nil).BindQuery(st.Node)
+	if err != nil || n.Schema()[0].Type != types.Float64 {
+		t.Fatalf("real + numeric: %v %v", n, err)
+	}
+}

@@ -329,8 +329,8 @@ func floatArith(k types.Kind, op byte, a, b float64) (types.Datum, error) {
 		r = a * b
 		zeroOK = a == 0 || b == 0
 	case '/':
-		if b == 0 {
-			return types.Null, errDivisionByZero
+		if b == 0 && !math.IsNaN(a) {
+			return types.Null, errDivisionByZero // float8div: NaN / 0 is NaN
 		}
 		r = a / b
 		zeroOK = a == 0 || math.IsInf(b, 0)
@@ -374,6 +374,18 @@ func registerArithmetic(r *Registry) {
 					return floatArith(k, op, a.Float64(), b.Float64())
 				}))
 			}
+		}
+	}
+	// REAL with DOUBLE PRECISION computes in DOUBLE PRECISION (Postgres's
+	// float48pl, float84mul, ...); with the preference for DOUBLE PRECISION
+	// in Lookup this also makes REAL with NUMERIC a DOUBLE PRECISION.
+	for _, op := range []byte{'+', '-', '*', '/'} {
+		op := op
+		for _, ks := range [][2]types.Kind{{types.KindFloat32, types.KindFloat64}, {types.KindFloat64, types.KindFloat32}} {
+			r.Add(&Func{Name: string(op), Params: ks[:], Infix: true, Strict: true, ResultKind: types.KindFloat64,
+				Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
+					return floatArith(types.KindFloat64, op, a[0].Float64(), a[1].Float64())
+				}})
 		}
 	}
 	// Unary minus and plus.

@@ -31,6 +31,16 @@ func registerComparison(r *Registry) {
 	}
 	for _, op := range ops {
 		op := op
+		// REAL against DOUBLE PRECISION compares as DOUBLE PRECISION
+		// (float48eq and friends), so 0.1::real = 0.1 is false.
+		for _, ks := range [][2]types.Kind{{types.KindFloat32, types.KindFloat64}, {types.KindFloat64, types.KindFloat32}} {
+			r.Add(&Func{
+				Name: op.name, Params: ks[:], Infix: true, Strict: true, ResultKind: types.KindBool,
+				Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
+					return types.NewBool(op.test(types.Compare(a[0], a[1]))), nil
+				},
+			})
+		}
 		for _, k := range comparable {
 			r.Add(&Func{
 				Name: op.name, Params: []types.Kind{k, k}, Infix: true, Strict: true, ResultKind: types.KindBool,

@@ -98,6 +98,17 @@ func sameKinds(a, b []types.Kind) bool {
 	return true
 }
 
+// HasExact reports whether name has an overload with exactly these
+// parameter kinds.
+func (r *Registry) HasExact(name string, params ...types.Kind) bool {
+	for _, f := range r.byName[name] {
+		if !f.Variadic && sameKinds(f.Params, params) {
+			return true
+		}
+	}
+	return false
+}
+
 // Has reports whether any overload of name exists.
 func (r *Registry) Has(name string) bool { return len(r.byName[name]) > 0 }
 

@@ -291,14 +291,30 @@ func registerString(r *Registry) {
 		r.Add(strict(name, kinds(kText, p2, p3), kText, func(_ *Context, a []types.Datum) (types.Datum, error) { return f(a[0], a[1], a[2]) }))
 	}
 	// text || anynonarray and anynonarray || text: the other operand is
-	// printed with its output function, as Postgres's textanycat does.
+	// cast to text ($1 || $2::text, as Postgres defines textanycat), so
+	// 'a' || true is 'atrue' where concat('a', true) is 'at'.
+	asText := func(ctx *Context, d types.Datum) (string, error) {
+		v, err := types.Cast(d, types.Text, types.CastContext{Loc: ctx.Location(), Explicit: true})
+		if err != nil {
+			return "", err
+		}
+		return v.Str(), nil
+	}
 	r.Add(&Func{Name: "||", Params: kinds(kText, AnyKind), Infix: true, Strict: true, ResultKind: kText,
 		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
-			return text(a[0].Str() + outputText(ctx, a[1]))
+			s, err := asText(ctx, a[1])
+			if err != nil {
+				return types.Null, err
+			}
+			return text(a[0].Str() + s)
 		}})
 	r.Add(&Func{Name: "||", Params: kinds(AnyKind, kText), Infix: true, Strict: true, ResultKind: kText,
 		Eval: func(ctx *Context, a []types.Datum) (types.Datum, error) {
-			return text(outputText(ctx, a[0]) + a[1].Str())
+			s, err := asText(ctx, a[0])
+			if err != nil {
+				return types.Null, err
+			}
+			return text(s + a[1].Str())
 		}})
 	r.Add(&Func{Name: "||", Params: kinds(kText, kText), Infix: true, Strict: true, ResultKind: kText,
 		Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {

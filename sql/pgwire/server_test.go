@@ -101,7 +101,7 @@ func TestErrorsCarrySQLSTATEAndPosition(t *testing.T) {
 		sql, code string
 		pos       int32
 	}{
-		{"SELECT 1/0", "22012", 9},
+		{"SELECT 1/0", "22012", 0}, // Postgres gives no position for run-time errors
 		{"SELECT nope", "42703", 8},
 		{"SELEC 1", "42601", 1},
 		{"SELECT * FROM missing", "42P01", 15},
