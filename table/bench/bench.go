@@ -1,0 +1,157 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/schema"
+)
+
+// Config is one benchmark run.
+type Config struct {
+	Rows, Keys, Buckets, RowBytes, EpochRows int
+	Lookups                                  int
+	// Options are extra table options (e.g. "changelog-producer").
+	Options map[string]string
+	Seed    int64
+}
+
+// DefaultConfig is the issue's workload: 10M upserts over 1M keys,
+// 8 buckets, 100-byte rows.
+func DefaultConfig() Config {
+	return Config{Rows: 10_000_000, Keys: 1_000_000, Buckets: 8, RowBytes: 100, EpochRows: 500_000, Lookups: 10_000, Seed: 1}
+}
+
+// Result holds the printed figures.
+type Result struct {
+	WriteRowsPerSec  float64 `json:"write_rows_per_sec"`
+	ScanRowsPerSec   float64 `json:"scan_rows_per_sec"`
+	PointLookupP99Us float64 `json:"point_lookup_p99_us"`
+	// ScannedRows is the number of rows of the final scan (the distinct
+	// keys written).
+	ScannedRows int `json:"scanned_rows"`
+	// Snapshots and DataFiles describe the table after the writes.
+	Snapshots int `json:"snapshots"`
+	DataFiles int `json:"data_files"`
+	// CompactedScanRowsPerSec is our scan again after a full compaction
+	// (one sorted file per bucket), the files DuckDB is compared on.
+	CompactedScanRowsPerSec float64 `json:"compacted_scan_rows_per_sec"`
+	// CompactedFiles are the paths (relative to the FS root) of the data
+	// files after the full compaction, for an outside reader to scan.
+	CompactedFiles []string `json:"-"`
+}
+
+// Run executes c on fs (a fresh directory) and returns the figures.
+func Run(fs fileio.FS, c Config) (Result, error) {
+	var res Result
+	opts := map[string]string{"bucket": fmt.Sprint(c.Buckets)}
+	for k, v := range c.Options {
+		opts[k] = v
+	}
+	tb, err := table.Create(fs, "bench/t", []schema.Field{
+		{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64, Nullable: true}, {Name: "pad", Type: types.Text, Nullable: true},
+	}, []string{"k"}, opts)
+	if err != nil {
+		return res, err
+	}
+	w, err := tb.NewWriter("bench")
+	if err != nil {
+		return res, err
+	}
+	r := rand.New(rand.NewSource(c.Seed))
+	pad := types.NewText(strings.Repeat("x", max(0, c.RowBytes-16)))
+	row := make(types.Row, 3)
+	start := time.Now()
+	epoch := base.Epoch(0)
+	for done := 0; done < c.Rows; {
+		epoch++
+		n := min(c.EpochRows, c.Rows-done)
+		for i := 0; i < n; i++ {
+			row[0] = types.NewInt64(int64(r.Intn(c.Keys)))
+			row[1] = types.NewInt64(int64(done + i))
+			row[2] = pad
+			if err := w.Write(epoch, types.UpdateAfter, row); err != nil {
+				return res, err
+			}
+		}
+		done += n
+		msgs, err := w.PrepareCommit(epoch)
+		if err != nil {
+			return res, err
+		}
+		if _, err := tb.Commit(msgs); err != nil {
+			return res, err
+		}
+	}
+	res.WriteRowsPerSec = float64(c.Rows) / time.Since(start).Seconds()
+
+	// A fresh table handle: the scan reads from storage, not from caches.
+	fresh, err := table.Open(fs, "bench/t")
+	if err != nil {
+		return res, err
+	}
+	start = time.Now()
+	rows, err := fresh.ReadLatest()
+	if err != nil {
+		return res, err
+	}
+	res.ScanRowsPerSec = float64(len(rows)) / time.Since(start).Seconds()
+	res.ScannedRows = len(rows)
+
+	lat := make([]time.Duration, 0, c.Lookups)
+	for i := 0; i < c.Lookups; i++ {
+		key := types.Row{types.NewInt64(int64(r.Intn(c.Keys)))}
+		t0 := time.Now()
+		if _, err := fresh.Lookup(key); err != nil {
+			return res, err
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	if len(lat) > 0 {
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		res.PointLookupP99Us = float64(lat[len(lat)*99/100].Microseconds())
+	}
+	sn, err := fresh.Latest()
+	if err != nil {
+		return res, err
+	}
+	res.Snapshots = int(sn.ID)
+	live, err := fresh.Store().LiveFiles(sn)
+	if err != nil {
+		return res, err
+	}
+	res.DataFiles = len(live)
+
+	if _, err := fresh.Compact("bench-compactor", true); err != nil {
+		return res, err
+	}
+	compacted, err := table.Open(fs, "bench/t")
+	if err != nil {
+		return res, err
+	}
+	start = time.Now()
+	rows, err = compacted.ReadLatest()
+	if err != nil {
+		return res, err
+	}
+	res.CompactedScanRowsPerSec = float64(len(rows)) / time.Since(start).Seconds()
+	sn, err = compacted.Latest()
+	if err != nil {
+		return res, err
+	}
+	live, err = compacted.Store().LiveFiles(sn)
+	if err != nil {
+		return res, err
+	}
+	for _, e := range live {
+		res.CompactedFiles = append(res.CompactedFiles, compacted.Store().DataPath(e.Bucket, e.File.Name))
+	}
+	return res, nil
+}

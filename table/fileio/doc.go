@@ -1,0 +1,40 @@
+// Package fileio is the one interface through which the table store touches
+// storage, with a local-disk, an in-memory and a fault-injecting
+// implementation, plus the checked JSON encoding every small metadata file
+// uses.
+//
+// # Concepts
+//
+// A table store file is written once and never modified (Paimon's rule):
+// data files, manifests, manifest lists, snapshots, schemas and tags. The
+// only overwritten files are hints (LATEST, EARLIEST, the committed-epoch
+// marker, consumer positions), and those are replaced whole.
+//
+// FS offers two kinds of write:
+//
+//   - WriteFile replaces a file atomically: readers see the old bytes or the
+//     new bytes, never a prefix (write a temporary file, fsync, rename).
+//   - PutIfAbsent publishes a file that must not exist yet, atomically; if
+//     the name is taken it fails with an error wrapping ErrExist and changes
+//     nothing. A snapshot is published this way, so two committers racing
+//     for snapshot N cannot both win (Paimon's rename-based commit on HDFS,
+//     put-if-absent on object storage). On local disk it is a temporary file,
+//     fsync, then link(2) to the final name, which fails if the name exists.
+//
+// # Invariants
+//
+//   - [no-torn-write] After a crash at any instant, every path holds either
+//     nothing, its complete old content or its complete new content; stray
+//     temporary files (names starting with "." and ending in ".tmp") may be
+//     left behind and are removed by orphan cleanup.
+//   - [checked-read] Every reader of a table store file checks it: JSON
+//     files carry a CRC32C of their body (EncodeJSON/DecodeJSON); binary
+//     files are checked against the size and CRC32C their referrer recorded
+//     (Checksum).
+//
+// # Implementations
+//
+// Local is the disk. Mem is a map guarded by a mutex, used by tests and
+// benchmarks. Faulty wraps any FS and fails the Nth mutating operation, so
+// crash-safety tests can cut a commit at every step (pebble's vfs/errorfs).
+package fileio

@@ -1,0 +1,77 @@
+package fstest
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/table/fileio"
+)
+
+// Run checks f against the FS contract. f must be empty.
+func Run(t *testing.T, f fileio.FS) {
+	t.Helper()
+	if _, err := f.ReadFile("a/b"); !errors.Is(err, base.ErrNotFound) {
+		t.Fatalf("missing file: %v, want ErrNotFound", err)
+	}
+	if ok, err := f.Exists("a/b"); ok || err != nil {
+		t.Fatalf("Exists of a missing file: %v %v", ok, err)
+	}
+	if err := f.WriteFile("a/b", []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile("a/b", []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := f.ReadFile("a/b"); string(b) != "two" {
+		t.Fatalf("read %q, want two", b)
+	}
+	if err := f.PutIfAbsent("a/b", []byte("three")); !errors.Is(err, fileio.ErrExist) || !errors.Is(err, base.ErrConflict) {
+		t.Fatalf("PutIfAbsent on existing: %v", err)
+	}
+	if b, _ := f.ReadFile("a/b"); string(b) != "two" {
+		t.Fatalf("failed put changed the file: %q", b)
+	}
+	if err := f.PutIfAbsent("a/c", []byte("c")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.WriteFile("a/d/e", []byte("e")); err != nil {
+		t.Fatal(err)
+	}
+	ls, err := f.List("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 2 || ls[0].Name != "b" || ls[1].Name != "c" || ls[0].Size != 3 || ls[0].ModUnixMilli == 0 {
+		t.Fatalf("List = %+v", ls)
+	}
+	ds, _ := f.ListDirs("a")
+	if len(ds) != 1 || ds[0] != "d" {
+		t.Fatalf("ListDirs = %v", ds)
+	}
+	if ok, _ := f.Exists("a/c"); !ok {
+		t.Fatal("a/c should exist")
+	}
+	if err := f.Delete("a/c"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Delete("a/c"); err != nil {
+		t.Fatalf("second delete: %v", err)
+	}
+	if ok, _ := f.Exists("a/c"); ok {
+		t.Fatal("a/c still exists")
+	}
+	if ls, _ := f.List("nowhere"); len(ls) != 0 {
+		t.Fatalf("List of missing dir = %v", ls)
+	}
+	big := make([]byte, 3<<20)
+	for i := range big {
+		big[i] = byte(i * 7)
+	}
+	if err := f.PutIfAbsent("big/x", big); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := f.ReadFile("big/x"); err != nil || fileio.Checksum(b) != fileio.Checksum(big) {
+		t.Fatalf("big file: %v", err)
+	}
+}

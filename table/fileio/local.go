@@ -1,0 +1,171 @@
+package fileio
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync/atomic"
+)
+
+// Local is an FS over a directory of the local disk.
+type Local struct {
+	root string
+	seq  atomic.Uint64 // makes temporary names unique within the process
+}
+
+// NewLocal returns an FS rooted at dir, creating dir if needed.
+func NewLocal(dir string) (*Local, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("fileio: root %s: %w", dir, err)
+	}
+	return &Local{root: dir}, nil
+}
+
+func (l *Local) abs(p string) string { return filepath.Join(l.root, filepath.FromSlash(p)) }
+
+// ReadFile implements FS.
+func (l *Local) ReadFile(p string) ([]byte, error) {
+	b, err := os.ReadFile(l.abs(p))
+	if err != nil {
+		return nil, notFound(p, err)
+	}
+	return b, nil
+}
+
+// writeTemp writes data to a fresh temporary file beside p and fsyncs it.
+func (l *Local) writeTemp(p string, data []byte) (string, error) {
+	final := l.abs(p)
+	dir := filepath.Dir(final)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("file %s: %w", p, err)
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(final)+"."+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(l.seq.Add(1), 10)+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("file %s: %w", p, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("file %s: %w", p, err)
+	}
+	return tmp, nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// WriteFile implements FS: temporary file, fsync, rename, fsync of the
+// directory.
+func (l *Local) WriteFile(p string, data []byte) error {
+	tmp, err := l.writeTemp(p, data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, l.abs(p)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("file %s: %w", p, err)
+	}
+	syncDir(filepath.Dir(l.abs(p)))
+	return nil
+}
+
+// PutIfAbsent implements FS: temporary file, fsync, link(2) to the final
+// name (which fails if it exists), then removal of the temporary name.
+func (l *Local) PutIfAbsent(p string, data []byte) error {
+	tmp, err := l.writeTemp(p, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, l.abs(p)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("file %s: %w", p, ErrExist)
+		}
+		return fmt.Errorf("file %s: %w", p, err)
+	}
+	syncDir(filepath.Dir(l.abs(p)))
+	return nil
+}
+
+// Delete implements FS.
+func (l *Local) Delete(p string) error {
+	if err := os.Remove(l.abs(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("file %s: %w", p, err)
+	}
+	return nil
+}
+
+func (l *Local) entries(dir string) ([]os.DirEntry, error) {
+	es, err := os.ReadDir(l.abs(dir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("dir %s: %w", dir, err)
+	}
+	return es, nil
+}
+
+// List implements FS.
+func (l *Local) List(dir string) ([]FileInfo, error) {
+	es, err := l.entries(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileInfo
+	for _, e := range es {
+		if e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed meanwhile
+		}
+		out = append(out, FileInfo{Name: e.Name(), Size: info.Size(), ModUnixMilli: info.ModTime().UnixMilli()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// ListDirs implements FS.
+func (l *Local) ListDirs(dir string) ([]string, error) {
+	es, err := l.entries(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range es {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Exists implements FS.
+func (l *Local) Exists(p string) (bool, error) {
+	_, err := os.Stat(l.abs(p))
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, fmt.Errorf("file %s: %w", p, err)
+}

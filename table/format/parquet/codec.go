@@ -1,0 +1,541 @@
+package parquet
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unsafe"
+
+	"github.com/cockroachdb/apd/v3"
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/table/record"
+	"github.com/stratadb/strata/table/schema"
+)
+
+// FormatVersion is the value of the "strata.format.version" metadata key.
+const FormatVersion = 1
+
+// System column names.
+const (
+	SeqColumn  = "_SEQUENCE_NUMBER"
+	KindColumn = "_VALUE_KIND"
+)
+
+func node(f schema.Field, key bool) (pq.Node, error) {
+	var n pq.Node
+	switch f.Type.Kind {
+	case types.KindBool:
+		n = pq.Leaf(pq.BooleanType)
+	case types.KindInt16:
+		n = pq.Int(16)
+	case types.KindInt32:
+		n = pq.Int(32)
+	case types.KindInt64:
+		n = pq.Int(64)
+	case types.KindFloat32:
+		n = pq.Leaf(pq.FloatType)
+	case types.KindFloat64:
+		n = pq.Leaf(pq.DoubleType)
+	case types.KindChar, types.KindVarchar, types.KindText, types.KindNumeric:
+		n = pq.String()
+	case types.KindUUID:
+		n = pq.UUID()
+	case types.KindBytea:
+		n = pq.Leaf(pq.ByteArrayType)
+	case types.KindDate:
+		n = pq.Date()
+	case types.KindTime:
+		n = pq.Time(pq.Microsecond)
+	case types.KindTimestamp:
+		n = pq.TimestampAdjusted(pq.Microsecond, false)
+	case types.KindTimestampTZ:
+		n = pq.TimestampAdjusted(pq.Microsecond, true)
+	case types.KindInterval:
+		n = pq.Leaf(pq.FixedLenByteArrayType(16))
+	case types.KindJSONB:
+		n = pq.JSON()
+	default:
+		return nil, fmt.Errorf("column %q: type %s has no Parquet mapping: %w", f.Name, f.Type, base.ErrInvalidArgument)
+	}
+	n = pq.Compressed(n, &pq.Snappy)
+	if !key {
+		n = pq.Optional(n)
+	}
+	return n, nil
+}
+
+// Schema returns the Parquet schema of data files of s.
+func Schema(s *schema.Schema) (*pq.Schema, error) {
+	g := pq.Group{SeqColumn: pq.Int(64), KindColumn: pq.Int(8)}
+	keys := map[string]bool{}
+	for _, k := range s.PrimaryKey {
+		keys[k] = true
+	}
+	for _, f := range s.Fields {
+		n, err := node(f, keys[f.Name])
+		if err != nil {
+			return nil, err
+		}
+		g[f.Name] = n
+	}
+	return pq.NewSchema("strata", g), nil
+}
+
+type column struct {
+	index int // leaf column index in the Parquet schema
+	field int // position in the table schema, or -1 for system columns
+	opt   bool
+}
+
+// Encode writes kvs (in the given order) as a Parquet file of schema s.
+func Encode(s *schema.Schema, kvs []record.KV) ([]byte, error) {
+	ps, err := Schema(s)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]column, len(s.Fields))
+	for i, f := range s.Fields {
+		leaf, _ := ps.Lookup(f.Name)
+		cols[i] = column{index: leaf.ColumnIndex, field: i, opt: leaf.MaxDefinitionLevel > 0}
+	}
+	seqLeaf, _ := ps.Lookup(SeqColumn)
+	kindLeaf, _ := ps.Lookup(KindColumn)
+	var buf bytes.Buffer
+	w := pq.NewWriter(&buf, ps,
+		pq.KeyValueMetadata("strata.format.version", strconv.Itoa(FormatVersion)),
+		pq.KeyValueMetadata("strata.schema.id", strconv.FormatInt(int64(s.ID), 10)))
+	const batch = 256
+	width := len(cols) + 2
+	slab := make([]pq.Value, batch*width)
+	rows := make([]pq.Row, 0, batch)
+	flush := func() error {
+		if _, err := w.WriteRows(rows); err != nil {
+			return err
+		}
+		rows = rows[:0]
+		return nil
+	}
+	for i := range kvs {
+		kv := &kvs[i]
+		// A row holds one value per leaf column, in leaf column order.
+		// Rows live in a slab reused after each WriteRows, which copies.
+		n := len(rows)
+		row := pq.Row(slab[n*width : (n+1)*width : (n+1)*width])
+		row[seqLeaf.ColumnIndex] = pq.Int64Value(int64(kv.Seq)).Level(0, 0, seqLeaf.ColumnIndex)
+		row[kindLeaf.ColumnIndex] = pq.Int32Value(int32(kv.Kind)).Level(0, 0, kindLeaf.ColumnIndex)
+		for _, c := range cols {
+			d := kv.Row[c.field]
+			if d.IsNull() {
+				if !c.opt {
+					return nil, fmt.Errorf("column %q: NULL in a key column: %w", s.Fields[c.field].Name, base.ErrInvalidArgument)
+				}
+				row[c.index] = pq.NullValue().Level(0, 0, c.index)
+				continue
+			}
+			v := value(d, s.Fields[c.field].Type)
+			def := 0
+			if c.opt {
+				def = 1
+			}
+			row[c.index] = v.Level(0, def, c.index)
+		}
+		rows = append(rows, row)
+		if len(rows) == cap(rows) {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func value(d types.Datum, t types.Type) pq.Value {
+	switch t.Kind {
+	case types.KindBool:
+		return pq.BooleanValue(d.Bool())
+	case types.KindInt16, types.KindInt32:
+		return pq.Int32Value(int32(d.Int64()))
+	case types.KindInt64:
+		return pq.Int64Value(d.Int64())
+	case types.KindFloat32:
+		return pq.FloatValue(float32(d.Float64()))
+	case types.KindFloat64:
+		return pq.DoubleValue(d.Float64())
+	case types.KindChar, types.KindVarchar, types.KindText:
+		return pq.ByteArrayValue(stringBytes(d.Str()))
+	case types.KindNumeric:
+		return pq.ByteArrayValue([]byte(d.Decimal().Text('f')))
+	case types.KindUUID:
+		u := d.UUID()
+		return pq.FixedLenByteArrayValue(u[:])
+	case types.KindBytea:
+		return pq.ByteArrayValue(d.Bytes())
+	case types.KindDate:
+		return pq.Int32Value(d.Date())
+	case types.KindTime, types.KindTimestamp, types.KindTimestampTZ:
+		return pq.Int64Value(d.Micros())
+	case types.KindInterval:
+		iv := d.Interval()
+		var b [16]byte
+		binary.LittleEndian.PutUint32(b[0:], uint32(iv.Months))
+		binary.LittleEndian.PutUint32(b[4:], uint32(iv.Days))
+		binary.LittleEndian.PutUint64(b[8:], uint64(iv.Micros))
+		return pq.FixedLenByteArrayValue(b[:])
+	case types.KindJSONB:
+		return pq.ByteArrayValue(stringBytes(d.JSONB()))
+	}
+	panic(fmt.Sprintf("parquet: no mapping for %s", t))
+}
+
+func datum(v pq.Value, t types.Type) (types.Datum, error) {
+	switch t.Kind {
+	case types.KindBool:
+		return types.NewBool(v.Boolean()), nil
+	case types.KindInt16:
+		return types.NewInt16(int16(v.Int32())), nil
+	case types.KindInt32:
+		return types.NewInt32(v.Int32()), nil
+	case types.KindInt64:
+		return types.NewInt64(v.Int64()), nil
+	case types.KindFloat32:
+		return types.NewFloat32(v.Float()), nil
+	case types.KindFloat64:
+		return types.NewFloat64(v.Double()), nil
+	case types.KindChar:
+		return types.NewChar(string(v.ByteArray())), nil
+	case types.KindVarchar:
+		return types.NewVarchar(string(v.ByteArray())), nil
+	case types.KindText:
+		return types.NewText(string(v.ByteArray())), nil
+	case types.KindNumeric:
+		d, _, err := apd.NewFromString(string(v.ByteArray()))
+		if err != nil {
+			return types.Datum{}, err
+		}
+		return types.NewNumeric(d), nil
+	case types.KindUUID:
+		var u [16]byte
+		if copy(u[:], v.ByteArray()) != 16 {
+			return types.Datum{}, errors.New("short UUID")
+		}
+		return types.NewUUID(u), nil
+	case types.KindBytea:
+		return types.NewBytea(append([]byte(nil), v.ByteArray()...)), nil
+	case types.KindDate:
+		return types.NewDate(v.Int32()), nil
+	case types.KindTime:
+		return types.NewTime(v.Int64()), nil
+	case types.KindTimestamp:
+		return types.NewTimestamp(v.Int64()), nil
+	case types.KindTimestampTZ:
+		return types.NewTimestampTZ(v.Int64()), nil
+	case types.KindInterval:
+		b := v.ByteArray()
+		if len(b) != 16 {
+			return types.Datum{}, errors.New("bad INTERVAL width")
+		}
+		return types.NewInterval(types.IntervalValue{
+			Months: int32(binary.LittleEndian.Uint32(b[0:])),
+			Days:   int32(binary.LittleEndian.Uint32(b[4:])),
+			Micros: int64(binary.LittleEndian.Uint64(b[8:])),
+		}), nil
+	case types.KindJSONB:
+		return types.NewJSONB(string(v.ByteArray()))
+	}
+	return types.Datum{}, fmt.Errorf("no mapping for %s", t)
+}
+
+// Decode reads a data file written with schema fileSchema and returns its
+// records as rows of readSchema: columns are matched by field ID through
+// their names in fileSchema, and columns readSchema added later are NULL.
+// Keys are encoded from readSchema's primary key. name (the file's path)
+// appears in errors, which wrap base.ErrCorruption.
+func Decode(name string, data []byte, fileSchema, readSchema *schema.Schema) ([]record.KV, error) {
+	corrupt := func(what string, err error) error {
+		return fmt.Errorf("data file %s: %s: %v: %w", name, what, err, base.ErrCorruption)
+	}
+	f, err := pq.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, corrupt("open", err)
+	}
+	if v, _ := f.Lookup("strata.format.version"); v != strconv.Itoa(FormatVersion) {
+		return nil, fmt.Errorf("data file %s: unknown format version %q: %w", name, v, base.ErrCorruption)
+	}
+	ps := f.Schema()
+	byID := map[int]string{}
+	for _, fl := range fileSchema.Fields {
+		byID[fl.ID] = fl.Name
+	}
+	seqLeaf, ok1 := ps.Lookup(SeqColumn)
+	kindLeaf, ok2 := ps.Lookup(KindColumn)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("data file %s: system columns missing: %w", name, base.ErrCorruption)
+	}
+	// target[leaf column] is the read schema position it fills, -1 for
+	// none, -2 for the sequence number, -3 for the row kind.
+	target := make([]int, len(ps.Columns()))
+	for i := range target {
+		target[i] = -1
+	}
+	target[seqLeaf.ColumnIndex], target[kindLeaf.ColumnIndex] = -2, -3
+	for i, fl := range readSchema.Fields {
+		old, ok := byID[fl.ID]
+		if !ok {
+			continue
+		}
+		leaf, ok := ps.Lookup(old)
+		if !ok {
+			return nil, fmt.Errorf("data file %s: column %q missing: %w", name, old, base.ErrCorruption)
+		}
+		target[leaf.ColumnIndex] = i
+	}
+	ts := readSchema.Types()
+	keyCols, keyTypes := readSchema.KeyIndexes(), readSchema.KeyTypes()
+	total := int(f.NumRows())
+	out := make([]record.KV, total)
+	// Rows are carved from one slab per file rather than allocated one by
+	// one.
+	width := len(ts)
+	slab := make([]types.Datum, total*width)
+	for i := range out {
+		out[i].Row = types.Row(slab[i*width : (i+1)*width : (i+1)*width])
+	}
+	// The schema is flat (no repeated fields), so the i-th value of every
+	// column chunk belongs to the i-th row of its row group: columns are
+	// read one at a time, without assembling rows.
+	vbuf := make([]pq.Value, 1024)
+	first := 0
+	for _, rg := range f.RowGroups() {
+		n := int(rg.NumRows())
+		if first+n > total {
+			return nil, fmt.Errorf("data file %s: row groups hold more rows than the footer's %d: %w", name, total, base.ErrCorruption)
+		}
+		for ci, chunk := range rg.ColumnChunks() {
+			if ci >= len(target) || target[ci] == -1 {
+				continue
+			}
+			t := target[ci]
+			row := first
+			pages := chunk.Pages()
+			err := func() error {
+				defer pages.Close()
+				for {
+					page, err := pages.ReadPage()
+					if err == io.EOF {
+						return nil
+					}
+					if err != nil {
+						return corrupt("read page", err)
+					}
+					if next, ok := fastPage(page, t, ts, out, row, first+n); ok {
+						row = next
+						continue
+					}
+					vr := page.Values()
+					for {
+						k, err := vr.ReadValues(vbuf)
+						if row+k > first+n {
+							return corrupt("column "+ps.Columns()[ci][0], errors.New("more values than rows"))
+						}
+						for _, v := range vbuf[:k] {
+							kv := &out[row]
+							row++
+							switch t {
+							case -2:
+								kv.Seq = base.SeqNum(v.Int64())
+							case -3:
+								kv.Kind = types.RowKind(v.Int32())
+								if !kv.Kind.Valid() {
+									return corrupt("row kind", fmt.Errorf("%d", v.Int32()))
+								}
+							default:
+								if v.IsNull() {
+									continue
+								}
+								d, err := datum(v, ts[t])
+								if err != nil {
+									return corrupt("column "+readSchema.Fields[t].Name, err)
+								}
+								kv.Row[t] = d
+							}
+						}
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							return corrupt("read values", err)
+						}
+					}
+				}
+			}()
+			if err != nil {
+				return nil, err
+			}
+			if row != first+n {
+				return nil, corrupt("column "+ps.Columns()[ci][0], fmt.Errorf("%d values for %d rows", row-first, n))
+			}
+		}
+		first += n
+	}
+	if first != total {
+		return nil, corrupt("row groups", fmt.Errorf("%d rows, footer says %d", first, total))
+	}
+	if len(keyCols) > 0 {
+		var keys []byte
+		for i := range out {
+			start := len(keys)
+			keys = types.EncodeKey(keys, out[i].Row, keyCols, keyTypes)
+			out[i].Key = keys[start:len(keys):len(keys)]
+		}
+	}
+	return out, nil
+}
+
+// stringBytes views s as bytes without copying. The writer copies values
+// into its page buffers and never writes through them, and strings are
+// immutable, so sharing is safe; it saves a copy per string value.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// fastPage decodes a plain-encoded page of a common type straight from its
+// value buffer and definition levels, without a parquet.Value per cell. It
+// fills column t (or the system columns, t = -2 and -3) of out from row on
+// and returns the next row; ok is false when the page is of another kind
+// (dictionary-encoded, other types), which the generic path then reads.
+func fastPage(page pq.Page, t int, ts []types.Type, out []record.KV, row, end int) (next int, ok bool) {
+	if page.Dictionary() != nil || len(page.RepetitionLevels()) > 0 {
+		return row, false
+	}
+	var kind types.Kind
+	switch t {
+	case -2:
+		kind = types.KindInt64
+	case -3:
+		kind = types.KindInt32
+	default:
+		kind = ts[t].Kind
+	}
+	data := page.Data()
+	levels := page.DefinitionLevels()
+	rows := int(page.NumValues())
+	if len(levels) > 0 && len(levels) != rows {
+		return row, false
+	}
+	if row+rows > end {
+		return row, false // the generic path reports the corruption
+	}
+	present := func(i int) bool { return len(levels) == 0 || levels[i] != 0 }
+	nonNull := rows
+	if len(levels) > 0 {
+		nonNull = 0
+		for _, l := range levels {
+			if l != 0 {
+				nonNull++
+			}
+		}
+	}
+	switch kind {
+	case types.KindInt64, types.KindTime, types.KindTimestamp, types.KindTimestampTZ:
+		vals := data.Int64()
+		if len(vals) != nonNull {
+			return row, false
+		}
+		j := 0
+		for i := 0; i < rows; i++ {
+			if !present(i) {
+				continue
+			}
+			v := vals[j]
+			j++
+			kv := &out[row+i]
+			switch {
+			case t == -2:
+				kv.Seq = base.SeqNum(v)
+			case kind == types.KindInt64:
+				kv.Row[t] = types.NewInt64(v)
+			case kind == types.KindTime:
+				kv.Row[t] = types.NewTime(v)
+			case kind == types.KindTimestamp:
+				kv.Row[t] = types.NewTimestamp(v)
+			default:
+				kv.Row[t] = types.NewTimestampTZ(v)
+			}
+		}
+	case types.KindInt32, types.KindInt16, types.KindDate:
+		vals := data.Int32()
+		if len(vals) != nonNull {
+			return row, false
+		}
+		j := 0
+		for i := 0; i < rows; i++ {
+			if !present(i) {
+				continue
+			}
+			v := vals[j]
+			j++
+			kv := &out[row+i]
+			switch {
+			case t == -3:
+				kv.Kind = types.RowKind(v)
+				if !kv.Kind.Valid() {
+					return row, false // the generic path reports the corruption
+				}
+			case kind == types.KindInt32:
+				kv.Row[t] = types.NewInt32(v)
+			case kind == types.KindInt16:
+				kv.Row[t] = types.NewInt16(int16(v))
+			default:
+				kv.Row[t] = types.NewDate(v)
+			}
+		}
+	case types.KindFloat64:
+		vals := data.Double()
+		if len(vals) != nonNull {
+			return row, false
+		}
+		j := 0
+		for i := 0; i < rows; i++ {
+			if present(i) {
+				out[row+i].Row[t] = types.NewFloat64(vals[j])
+				j++
+			}
+		}
+	case types.KindText, types.KindVarchar, types.KindChar:
+		buf, offsets := data.ByteArray()
+		if len(offsets) != nonNull+1 {
+			return row, false
+		}
+		// One string holds the page's bytes; values are slices of it.
+		all := string(buf)
+		j := 0
+		for i := 0; i < rows; i++ {
+			if !present(i) {
+				continue
+			}
+			str := all[offsets[j]:offsets[j+1]]
+			j++
+			switch kind {
+			case types.KindText:
+				out[row+i].Row[t] = types.NewText(str)
+			case types.KindVarchar:
+				out[row+i].Row[t] = types.NewVarchar(str)
+			default:
+				out[row+i].Row[t] = types.NewChar(str)
+			}
+		}
+	default:
+		return row, false
+	}
+	return row + rows, true
+}

@@ -1,0 +1,248 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/hamba/avro/v2"
+	"github.com/hamba/avro/v2/ocf"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/table/fileio"
+)
+
+const dataFileSchema = `{"type":"record","name":"DataFile","namespace":"strata.manifest","fields":[
+ {"name":"name","type":"string"},
+ {"name":"size","type":"long"},
+ {"name":"crc","type":"long"},
+ {"name":"rows","type":"long"},
+ {"name":"min_key","type":"bytes"},
+ {"name":"max_key","type":"bytes"},
+ {"name":"min_seq","type":"long"},
+ {"name":"max_seq","type":"long"},
+ {"name":"schema_id","type":"long"},
+ {"name":"level","type":"int"},
+ {"name":"epoch","type":"long"},
+ {"name":"created_millis","type":"long"}]}`
+
+var (
+	entrySchema = avro.MustParse(`{"type":"record","name":"Entry","namespace":"strata.manifest","fields":[
+ {"name":"kind","type":"int"},
+ {"name":"bucket","type":"int"},
+ {"name":"file","type":` + dataFileSchema + `}]}`)
+	fileMetaSchema = avro.MustParse(`{"type":"record","name":"FileMeta","namespace":"strata.manifest","fields":[
+ {"name":"name","type":"string"},
+ {"name":"size","type":"long"},
+ {"name":"crc","type":"long"},
+ {"name":"num_added","type":"long"},
+ {"name":"num_deleted","type":"long"},
+ {"name":"schema_id","type":"long"}]}`)
+)
+
+const versionKey = "strata.format.version"
+
+// avroEntry mirrors Entry with Avro-friendly field types (int for kind).
+type avroEntry struct {
+	Kind   int32    `avro:"kind"`
+	Bucket int32    `avro:"bucket"`
+	File   DataFile `avro:"file"`
+}
+
+func encodeOCF[T any](schema avro.Schema, items []T) ([]byte, error) {
+	var buf bytes.Buffer
+	enc, err := ocf.NewEncoderWithSchema(schema, &buf,
+		ocf.WithCodec(ocf.Snappy),
+		ocf.WithMetadata(map[string][]byte{versionKey: []byte(strconv.Itoa(FormatVersion))}))
+	if err != nil {
+		return nil, err
+	}
+	for i := range items {
+		if err := enc.Encode(items[i]); err != nil {
+			return nil, err
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func decodeOCF[T any](name string, data []byte) ([]T, error) {
+	dec, err := ocf.NewDecoder(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("file %s: %v: %w", name, err, base.ErrCorruption)
+	}
+	if v := string(dec.Metadata()[versionKey]); v != strconv.Itoa(FormatVersion) {
+		return nil, fmt.Errorf("file %s: unknown format version %q: %w", name, v, base.ErrCorruption)
+	}
+	var out []T
+	for dec.HasNext() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("file %s: %v: %w", name, err, base.ErrCorruption)
+		}
+		out = append(out, v)
+	}
+	if err := dec.Error(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("file %s: %v: %w", name, err, base.ErrCorruption)
+	}
+	return out, nil
+}
+
+// Dir is the manifest directory inside a table directory.
+const Dir = "manifest"
+
+// IO reads and writes the manifest files and lists of one table. Manifest
+// files are immutable ([immutable-manifest]) and shared by snapshots, so
+// decoded manifests are cached by name (bounded by maxCachedEntries; only
+// checked reads fill the cache).
+type IO struct {
+	fs    fileio.FS
+	table string
+	mu    struct {
+		sync.Mutex
+		cache   map[string][]Entry // guarded by mu
+		order   []string           // insertion order, for eviction; guarded by mu
+		entries int                // entries held; guarded by mu
+	}
+}
+
+const maxCachedEntries = 1 << 20
+
+// NewIO returns the manifest IO of the table at dir.
+func NewIO(fs fileio.FS, dir string) *IO {
+	m := &IO{fs: fs, table: dir}
+	m.mu.cache = map[string][]Entry{}
+	return m
+}
+
+func (m *IO) cached(name string) ([]Entry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	es, ok := m.mu.cache[name]
+	return es, ok
+}
+
+func (m *IO) remember(name string, es []Entry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.mu.cache[name]; ok {
+		return
+	}
+	m.mu.cache[name] = es
+	m.mu.order = append(m.mu.order, name)
+	m.mu.entries += len(es)
+	for m.mu.entries > maxCachedEntries && len(m.mu.order) > 1 {
+		old := m.mu.order[0]
+		m.mu.order = m.mu.order[1:]
+		m.mu.entries -= len(m.mu.cache[old])
+		delete(m.mu.cache, old)
+	}
+}
+
+// Path returns the path of a manifest file or list by name.
+func (m *IO) Path(name string) string { return m.table + "/" + Dir + "/" + name }
+
+// WriteManifest writes entries to a new manifest file and returns its
+// metadata.
+func (m *IO) WriteManifest(entries []Entry, schemaID int64) (FileMeta, error) {
+	items := make([]avroEntry, len(entries))
+	meta := FileMeta{Name: NewName("manifest", ""), SchemaID: schemaID}
+	for i, e := range entries {
+		items[i] = avroEntry{Kind: int32(e.Kind), Bucket: e.Bucket, File: e.File}
+		if e.Kind == Add {
+			meta.NumAdded++
+		} else {
+			meta.NumDeleted++
+		}
+	}
+	b, err := encodeOCF(entrySchema, items)
+	if err != nil {
+		return meta, fmt.Errorf("table %s: encode manifest: %w", m.table, err)
+	}
+	if err := m.fs.PutIfAbsent(m.Path(meta.Name), b); err != nil {
+		return meta, fmt.Errorf("table %s: %w", m.table, err)
+	}
+	meta.Size, meta.CRC = int64(len(b)), int64(fileio.Checksum(b))
+	return meta, nil
+}
+
+// ReadManifest reads and checks the manifest file meta describes. The
+// returned slice is shared: callers must not modify it.
+func (m *IO) ReadManifest(meta FileMeta) ([]Entry, error) {
+	if es, ok := m.cached(meta.Name); ok {
+		return es, nil
+	}
+	p := m.Path(meta.Name)
+	b, err := fileio.ReadChecked(m.fs, p, meta.Size, uint32(meta.CRC))
+	if err != nil {
+		return nil, fmt.Errorf("table %s: manifest: %w", m.table, err)
+	}
+	items, err := decodeOCF[avroEntry](p, b)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", m.table, err)
+	}
+	out := make([]Entry, len(items))
+	for i, it := range items {
+		if it.Kind != int32(Add) && it.Kind != int32(Delete) {
+			return nil, fmt.Errorf("table %s: manifest %s: entry %d has kind %d: %w", m.table, p, i, it.Kind, base.ErrCorruption)
+		}
+		out[i] = Entry{Kind: FileKind(it.Kind), Bucket: it.Bucket, File: it.File}
+	}
+	m.remember(meta.Name, out)
+	return out, nil
+}
+
+// WriteList writes a manifest list naming metas and returns a reference to
+// it.
+func (m *IO) WriteList(metas []FileMeta) (FileRef, error) {
+	b, err := encodeOCF(fileMetaSchema, metas)
+	if err != nil {
+		return FileRef{}, fmt.Errorf("table %s: encode manifest list: %w", m.table, err)
+	}
+	ref := FileRef{Name: NewName("manifest-list", ""), Size: int64(len(b)), CRC: int64(fileio.Checksum(b))}
+	if err := m.fs.PutIfAbsent(m.Path(ref.Name), b); err != nil {
+		return FileRef{}, fmt.Errorf("table %s: %w", m.table, err)
+	}
+	return ref, nil
+}
+
+// ReadList reads and checks a manifest list; the zero ref gives nil.
+func (m *IO) ReadList(ref FileRef) ([]FileMeta, error) {
+	if ref.IsZero() {
+		return nil, nil
+	}
+	p := m.Path(ref.Name)
+	b, err := fileio.ReadChecked(m.fs, p, ref.Size, uint32(ref.CRC))
+	if err != nil {
+		return nil, fmt.Errorf("table %s: manifest list: %w", m.table, err)
+	}
+	metas, err := decodeOCF[FileMeta](p, b)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", m.table, err)
+	}
+	return metas, nil
+}
+
+// ReadEntries reads every manifest of the lists, in order.
+func (m *IO) ReadEntries(refs ...FileRef) ([]Entry, error) {
+	var out []Entry
+	for _, ref := range refs {
+		metas, err := m.ReadList(ref)
+		if err != nil {
+			return nil, err
+		}
+		for _, meta := range metas {
+			es, err := m.ReadManifest(meta)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, es...)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package manifest
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/table/fileio"
+)
+
+func TestManifestRoundTripAndChecks(t *testing.T) {
+	fs := fileio.NewMem()
+	io := NewIO(fs, "db/t")
+	entries := []Entry{
+		{Kind: Add, Bucket: 3, File: DataFile{Name: "data-1.parquet", Size: 10, CRC: 7, Rows: 5, MinKey: []byte{1}, MaxKey: []byte{9}, MinSeq: 1, MaxSeq: 5, Level: 0, Epoch: 4}},
+		{Kind: Delete, Bucket: 3, File: DataFile{Name: "data-0.parquet", MinKey: []byte{}, MaxKey: []byte{}}},
+	}
+	meta, err := io.WriteManifest(entries, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.NumAdded != 1 || meta.NumDeleted != 1 || meta.SchemaID != 2 {
+		t.Fatalf("meta = %+v", meta)
+	}
+	ref, err := io.WriteList([]FileMeta{meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadEntries(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, entries) {
+		t.Fatalf("entries:\n got %+v\nwant %+v", got, entries)
+	}
+	fs.Corrupt(io.Path(meta.Name), int(meta.Size)-3)
+	io = NewIO(fs, "db/t") // decoded manifests are cached: read afresh
+	if _, err := io.ReadManifest(meta); !errors.Is(err, base.ErrChecksum) {
+		t.Fatalf("corrupt manifest: %v", err)
+	}
+	fs.Truncate(io.Path(ref.Name), int(ref.Size)/2)
+	if _, err := io.ReadList(ref); !errors.Is(err, base.ErrCorruption) {
+		t.Fatalf("truncated list: %v", err)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	f := func(n string) DataFile { return DataFile{Name: n} }
+	live, err := Merge([]Entry{{Add, 0, f("a")}, {Add, 0, f("b")}, {Add, 1, f("a")}, {Delete, 0, f("a")}, {Add, 0, f("c")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range live {
+		names = append(names, e.File.Name+"@"+string(rune('0'+e.Bucket)))
+	}
+	if !reflect.DeepEqual(names, []string{"b@0", "a@1", "c@0"}) {
+		t.Fatalf("live = %v", names)
+	}
+	if _, err := Merge([]Entry{{Delete, 0, f("x")}}); err == nil {
+		t.Fatal("delete of a non-live file passed")
+	}
+}

@@ -1,0 +1,137 @@
+package manifest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+)
+
+// FormatVersion is written into every manifest file and list (the Avro
+// header metadata key "strata.format.version") and checked on read.
+const FormatVersion = 1
+
+// FileKind says whether an entry adds or deletes a file.
+type FileKind int8
+
+// The entry kinds.
+const (
+	Add    FileKind = 0
+	Delete FileKind = 1
+)
+
+func (k FileKind) String() string {
+	if k == Add {
+		return "ADD"
+	}
+	return "DELETE"
+}
+
+// DataFile describes one immutable Parquet data file of a bucket (Paimon's
+// DataFileMeta).
+type DataFile struct {
+	// Name is the file name inside its bucket directory.
+	Name string `avro:"name" json:"name"`
+	// Size and CRC are the file's length and CRC32C.
+	Size int64 `avro:"size" json:"size"`
+	CRC  int64 `avro:"crc" json:"crc"`
+	// Rows is the number of records in the file (all row kinds).
+	Rows int64 `avro:"rows" json:"rows"`
+	// MinKey and MaxKey are the smallest and largest memcomparable primary
+	// keys in the file (empty for append tables).
+	MinKey []byte `avro:"min_key" json:"minKey"`
+	MaxKey []byte `avro:"max_key" json:"maxKey"`
+	// MinSeq and MaxSeq bound the sequence numbers of the file's records.
+	MinSeq int64 `avro:"min_seq" json:"minSeq"`
+	MaxSeq int64 `avro:"max_seq" json:"maxSeq"`
+	// SchemaID is the schema the file was written with.
+	SchemaID int64 `avro:"schema_id" json:"schemaId"`
+	// Level is the LSM level (0 for fresh flushes; always 0 in append
+	// tables).
+	Level int32 `avro:"level" json:"level"`
+	// Epoch is the epoch whose writes made the file; for a compaction
+	// output, the highest epoch among its inputs.
+	Epoch int64 `avro:"epoch" json:"epoch"`
+	// CreatedMillis is the creation time, Unix ms.
+	CreatedMillis int64 `avro:"created_millis" json:"createdMillis"`
+}
+
+// Entry adds or deletes a data file of a bucket (Paimon's ManifestEntry).
+type Entry struct {
+	Kind   FileKind `avro:"kind" json:"kind"`
+	Bucket int32    `avro:"bucket" json:"bucket"`
+	File   DataFile `avro:"file" json:"file"`
+}
+
+// Key identifies a data file within a table.
+type Key struct {
+	Bucket int32
+	Name   string
+}
+
+// Key returns the entry's file identity.
+func (e Entry) Key() Key { return Key{e.Bucket, e.File.Name} }
+
+// FileMeta describes one manifest file; a manifest list is a sequence of
+// them (Paimon's ManifestFileMeta).
+type FileMeta struct {
+	Name       string `avro:"name" json:"name"`
+	Size       int64  `avro:"size" json:"size"`
+	CRC        int64  `avro:"crc" json:"crc"`
+	NumAdded   int64  `avro:"num_added" json:"numAdded"`
+	NumDeleted int64  `avro:"num_deleted" json:"numDeleted"`
+	SchemaID   int64  `avro:"schema_id" json:"schemaId"`
+}
+
+// FileRef points to a manifest list from a snapshot: its name, size and
+// CRC32C. The zero FileRef means "no list".
+type FileRef struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+	CRC  int64  `json:"crc"`
+}
+
+// IsZero tells whether r points nowhere.
+func (r FileRef) IsZero() bool { return r.Name == "" }
+
+// NewName returns a fresh random file name with prefix and suffix, e.g.
+// "manifest-3f2a...-0".
+func NewName(prefix, suffix string) string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("manifest: no randomness: %v", err))
+	}
+	return prefix + "-" + hex.EncodeToString(b[:]) + suffix
+}
+
+// Merge replays entries in order ([entry-order]) and returns the live
+// files: every ADD not followed by a DELETE of the same file. The result
+// keeps the order of the ADDs. A DELETE of a file that is not live is an
+// error naming the file (the caller adds table and snapshot).
+func Merge(entries []Entry) ([]Entry, error) {
+	live := map[Key]int{}
+	out := make([]Entry, 0, len(entries))
+	for _, e := range entries {
+		switch e.Kind {
+		case Add:
+			if _, dup := live[e.Key()]; dup {
+				return nil, fmt.Errorf("bucket %d file %s added twice", e.Bucket, e.File.Name)
+			}
+			live[e.Key()] = len(out)
+			out = append(out, e)
+		case Delete:
+			i, ok := live[e.Key()]
+			if !ok {
+				return nil, fmt.Errorf("bucket %d file %s deleted but not live", e.Bucket, e.File.Name)
+			}
+			out[i].Kind = Delete // tombstone, dropped below
+			delete(live, e.Key())
+		}
+	}
+	res := out[:0]
+	for _, e := range out {
+		if e.Kind == Add {
+			res = append(res, e)
+		}
+	}
+	return res, nil
+}

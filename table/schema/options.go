@@ -1,0 +1,183 @@
+package schema
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+)
+
+// MergeEngine names how records of one key combine (Paimon's merge-engine).
+type MergeEngine string
+
+// The merge engines.
+const (
+	Deduplicate   MergeEngine = "deduplicate"
+	PartialUpdate MergeEngine = "partial-update"
+	Aggregation   MergeEngine = "aggregation"
+	FirstRow      MergeEngine = "first-row"
+)
+
+// Aggregate functions of the aggregation engine
+// ("fields.<name>.aggregate-function").
+const (
+	AggSum              = "sum"
+	AggMin              = "min"
+	AggMax              = "max"
+	AggLastValue        = "last_value"
+	AggLastNonNullValue = "last_non_null_value" // the default, as in Paimon
+)
+
+// ChangelogProducer names how changelog files are made (Paimon's
+// changelog-producer).
+type ChangelogProducer string
+
+// The changelog producers.
+const (
+	// ChangelogNone writes no changelog files; streaming readers of a
+	// primary-key table then cannot be served.
+	ChangelogNone ChangelogProducer = "none"
+	// ChangelogInput stores the rows as written.
+	ChangelogInput ChangelogProducer = "input"
+	// ChangelogLookup (the default for primary-key tables) looks up each
+	// changed key's value before the epoch and emits exact -U/+U, +I and -D
+	// per epoch.
+	ChangelogLookup ChangelogProducer = "lookup"
+)
+
+// Options are the parsed table options. Keys follow Paimon's names.
+type Options struct {
+	// Buckets ("bucket", default 1) is the number of buckets of a
+	// primary-key table; a key's bucket is its hash modulo Buckets.
+	Buckets int
+	// MergeEngine ("merge-engine", default deduplicate).
+	MergeEngine MergeEngine
+	// Aggregates maps a value column to its aggregate function
+	// ("fields.<name>.aggregate-function"); columns not listed use
+	// last_non_null_value.
+	Aggregates map[string]string
+	// ChangelogProducer ("changelog-producer", default lookup for
+	// primary-key tables, input for append tables).
+	ChangelogProducer ChangelogProducer
+	// WriteBufferRows ("write-buffer-rows", default 65536) is how many rows
+	// a bucket buffers before it spills a sorted run to a level-0 file.
+	WriteBufferRows int
+	// TargetFileRows ("target-file-rows", default 1<<20) is the largest
+	// number of rows compaction puts in one file.
+	TargetFileRows int
+	// NumLevels ("num-levels", default 5).
+	NumLevels int
+	// RunCountTrigger ("num-sorted-run.compaction-trigger", default 5):
+	// more sorted runs than this in a bucket trigger compaction.
+	RunCountTrigger int
+	// SizeRatio ("compaction.size-ratio", percent, default 1).
+	SizeRatio int
+	// MaxSizeAmplification ("compaction.max-size-amplification-percent",
+	// default 200).
+	MaxSizeAmplification int
+	// Compaction ("write-only" = false turns it off), default on.
+	Compaction bool
+	// RetainMin, RetainMax ("snapshot.num-retained.min", default 10;
+	// "snapshot.num-retained.max", default 100) bound how many snapshots
+	// expiration keeps.
+	RetainMin, RetainMax int
+	// TimeRetained ("snapshot.time-retained", default 1h): snapshots younger
+	// than this are kept (down to RetainMin older ones are expired).
+	TimeRetained time.Duration
+	// CommitRetries ("commit.max-retries", default 10) bounds optimistic
+	// commit retries.
+	CommitRetries int
+}
+
+// ParseOptions parses s.Options. Unknown engines, functions or bad numbers
+// give an error wrapping base.ErrInvalidArgument naming the option.
+func ParseOptions(s *Schema) (Options, error) {
+	o := Options{
+		Buckets: 1, MergeEngine: Deduplicate, Aggregates: map[string]string{},
+		WriteBufferRows: 65536, TargetFileRows: 1 << 20, NumLevels: 5,
+		RunCountTrigger: 5, SizeRatio: 1, MaxSizeAmplification: 200, Compaction: true,
+		RetainMin: 10, RetainMax: 100, TimeRetained: time.Hour, CommitRetries: 10,
+	}
+	if s.HasPrimaryKey() {
+		o.ChangelogProducer = ChangelogLookup
+	} else {
+		o.ChangelogProducer = ChangelogInput
+	}
+	bad := func(k, v, why string) error {
+		return fmt.Errorf("schema: option %s=%q: %s: %w", k, v, why, base.ErrInvalidArgument)
+	}
+	ints := map[string]*int{
+		"bucket": &o.Buckets, "write-buffer-rows": &o.WriteBufferRows, "target-file-rows": &o.TargetFileRows,
+		"num-levels": &o.NumLevels, "num-sorted-run.compaction-trigger": &o.RunCountTrigger,
+		"compaction.size-ratio": &o.SizeRatio, "compaction.max-size-amplification-percent": &o.MaxSizeAmplification,
+		"snapshot.num-retained.min": &o.RetainMin, "snapshot.num-retained.max": &o.RetainMax,
+		"commit.max-retries": &o.CommitRetries,
+	}
+	for k, v := range s.Options {
+		if p, ok := ints[k]; ok {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return o, bad(k, v, "not a non-negative integer")
+			}
+			*p = n
+			continue
+		}
+		switch {
+		case k == "merge-engine":
+			switch e := MergeEngine(v); e {
+			case Deduplicate, PartialUpdate, Aggregation, FirstRow:
+				o.MergeEngine = e
+			default:
+				return o, bad(k, v, "unknown merge engine")
+			}
+		case k == "changelog-producer":
+			switch p := ChangelogProducer(v); p {
+			case ChangelogNone, ChangelogInput, ChangelogLookup:
+				o.ChangelogProducer = p
+			default:
+				return o, bad(k, v, "unknown changelog producer")
+			}
+		case k == "write-only":
+			o.Compaction = v != "true"
+		case k == "snapshot.time-retained":
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return o, bad(k, v, "not a duration")
+			}
+			o.TimeRetained = d
+		case strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function"):
+			col := strings.TrimSuffix(strings.TrimPrefix(k, "fields."), ".aggregate-function")
+			i := s.Index(col)
+			if i < 0 {
+				return o, bad(k, v, "no such column")
+			}
+			switch v {
+			case AggSum:
+				if !s.Fields[i].Type.IsNumeric() {
+					return o, bad(k, v, "sum needs a numeric column")
+				}
+			case AggMin, AggMax, AggLastValue, AggLastNonNullValue:
+			default:
+				return o, bad(k, v, "unknown aggregate function")
+			}
+			o.Aggregates[col] = v
+		}
+	}
+	if o.Buckets < 1 || o.WriteBufferRows < 1 || o.TargetFileRows < 1 || o.NumLevels < 2 || o.RunCountTrigger < 1 {
+		return o, fmt.Errorf("schema: options bucket, write-buffer-rows, target-file-rows, num-sorted-run.compaction-trigger must be >= 1 and num-levels >= 2: %w", base.ErrInvalidArgument)
+	}
+	if !s.HasPrimaryKey() && o.ChangelogProducer == ChangelogLookup {
+		o.ChangelogProducer = ChangelogInput
+	}
+	if s.HasPrimaryKey() && o.MergeEngine == Aggregation {
+		for _, f := range s.Fields {
+			if fn := o.Aggregates[f.Name]; fn == AggSum && f.Type.Kind == types.KindNumeric {
+				return o, bad("fields."+f.Name+".aggregate-function", fn, "sum over NUMERIC is not supported yet")
+			}
+		}
+	}
+	return o, nil
+}

@@ -1,0 +1,39 @@
+// Package snapshot holds the snapshot files that version a table, the hints
+// beside them, the committed-epoch marker, tags and consumer positions.
+//
+// # Concepts
+//
+// A snapshot (snapshot/snapshot-<id>, checked JSON) is an immutable version
+// of a table: its schema id, three manifest lists (base: the files of the
+// previous snapshot; delta: the changes of this commit; changelog: the
+// changelog files of this commit), who made it (commit user and commit
+// identifier, the epoch), its kind (APPEND for written data, COMPACT for a
+// rewrite that changes no row, ROLLBACK), record counts, a watermark and
+// the epoch it completes. Ids are consecutive from 1.
+//
+// LATEST and EARLIEST are hints only; the snapshot files are the truth
+// (Paimon). EARLIEST also serves as the expiry fence, see Consumer.
+//
+// The committed-epoch marker (snapshot/COMMITTED-EPOCH) records the highest
+// epoch committed by the table's writer, including epochs that changed
+// nothing and so made no snapshot. CommittedEpoch is the larger of the
+// marker and the latest snapshot's epoch: the marker is advanced after the
+// snapshots of a commit are published, so a crash between the two is
+// repaired by the idempotent re-commit, and a marker lost or behind never
+// hides a published snapshot.
+//
+// A tag (tag/tag-<name>) is a copy of a snapshot file that pins its files
+// against expiration. A consumer (consumer/consumer-<id>) is a streaming
+// reader's persisted position, the next snapshot it will read; expiration
+// keeps every snapshot from the smallest consumer position on.
+//
+// # Invariants
+//
+//   - [publish-once] snapshot-<id> is published with put-if-absent; of two
+//     committers racing for id, exactly one wins and the other retries.
+//   - [pointer-first] expiration and rollback delete a snapshot file before
+//     any file it references, so a reader that can read a snapshot file
+//     can read its manifests unless the snapshot is being expired, which
+//     consumers and tags prevent.
+//   - [epoch-monotonic] snapshot epochs never decrease with the id.
+package snapshot

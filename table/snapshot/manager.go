@@ -1,0 +1,281 @@
+package snapshot
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/table/fileio"
+)
+
+// Dir is the snapshot directory inside a table directory.
+const Dir = "snapshot"
+
+// Hint and marker file names inside Dir.
+const (
+	LatestHint     = "LATEST"
+	EarliestHint   = "EARLIEST"
+	CommittedEpoch = "COMMITTED-EPOCH"
+)
+
+// Manager reads and publishes the snapshots of one table. Snapshots are
+// immutable, so reads need no locking.
+type Manager struct {
+	fs    fileio.FS
+	table string
+}
+
+// NewManager returns the snapshot manager of the table at dir.
+func NewManager(fs fileio.FS, dir string) *Manager { return &Manager{fs: fs, table: dir} }
+
+// Table returns the table directory, for error messages.
+func (m *Manager) Table() string { return m.table }
+
+// Path returns the path of snapshot id.
+func (m *Manager) Path(id base.SnapshotID) string {
+	return m.table + "/" + Dir + "/snapshot-" + id.String()
+}
+
+func (m *Manager) decode(p string, b []byte) (*Snapshot, error) {
+	s := &Snapshot{}
+	if err := fileio.DecodeJSON(p, b, s); err != nil {
+		return nil, fmt.Errorf("table %s: %w", m.table, err)
+	}
+	if s.Version != FormatVersion {
+		return nil, fmt.Errorf("table %s: snapshot file %s: unknown format version %d: %w", m.table, p, s.Version, base.ErrCorruption)
+	}
+	return s, nil
+}
+
+// Get reads snapshot id. A missing snapshot gives an error wrapping
+// base.ErrNotFound naming table and snapshot; a bad file
+// base.ErrCorruption.
+func (m *Manager) Get(id base.SnapshotID) (*Snapshot, error) {
+	p := m.Path(id)
+	b, err := m.fs.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: snapshot %d: %w", m.table, id, err)
+	}
+	s, err := m.decode(p, b)
+	if err != nil {
+		return nil, err
+	}
+	if s.ID != id {
+		return nil, fmt.Errorf("table %s: snapshot file %s holds id %d: %w", m.table, p, s.ID, base.ErrCorruption)
+	}
+	return s, nil
+}
+
+// Publish writes s as snapshot s.ID with put-if-absent ([publish-once]).
+// Losing the race gives an error wrapping base.ErrConflict.
+func (m *Manager) Publish(s *Snapshot) error {
+	s.Version = FormatVersion
+	b, err := fileio.EncodeJSON(s)
+	if err != nil {
+		return err
+	}
+	if err := m.fs.PutIfAbsent(m.Path(s.ID), b); err != nil {
+		return fmt.Errorf("table %s: publish snapshot %d: %w", m.table, s.ID, err)
+	}
+	return nil
+}
+
+// Delete removes the file of snapshot id ([pointer-first]: callers delete
+// what it references afterwards).
+func (m *Manager) Delete(id base.SnapshotID) error { return m.fs.Delete(m.Path(id)) }
+
+// IDs lists the snapshot ids present, ascending.
+func (m *Manager) IDs() ([]base.SnapshotID, error) {
+	files, err := m.fs.List(m.table + "/" + Dir)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: list snapshots: %w", m.table, err)
+	}
+	var ids []base.SnapshotID
+	for _, f := range files {
+		if n, ok := strings.CutPrefix(f.Name, "snapshot-"); ok {
+			if v, err := strconv.ParseUint(n, 10, 64); err == nil {
+				ids = append(ids, base.SnapshotID(v))
+			}
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+func (m *Manager) readHint(name string) (base.SnapshotID, bool) {
+	b, err := m.fs.ReadFile(m.table + "/" + Dir + "/" + name)
+	if err != nil {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return base.SnapshotID(v), true
+}
+
+func (m *Manager) writeHint(name string, id base.SnapshotID) error {
+	return m.fs.WriteFile(m.table+"/"+Dir+"/"+name, []byte(id.String()))
+}
+
+func (m *Manager) exists(id base.SnapshotID) (bool, error) { return m.fs.Exists(m.Path(id)) }
+
+// LatestID returns the highest snapshot id, or 0 if the table has no
+// snapshot. It starts from the LATEST hint and probes forward; without a
+// usable hint it lists the directory.
+func (m *Manager) LatestID() (base.SnapshotID, error) {
+	if h, ok := m.readHint(LatestHint); ok && h > 0 {
+		if ok, err := m.exists(h); err == nil && ok {
+			for {
+				next, err := m.exists(h + 1)
+				if err != nil {
+					return 0, err
+				}
+				if !next {
+					return h, nil
+				}
+				h++
+			}
+		}
+	}
+	ids, err := m.IDs()
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	return ids[len(ids)-1], nil
+}
+
+// Latest reads the latest snapshot; nil without error if there is none.
+func (m *Manager) Latest() (*Snapshot, error) {
+	for range 8 {
+		id, err := m.LatestID()
+		if err != nil || id == 0 {
+			return nil, err
+		}
+		s, err := m.Get(id)
+		if errors.Is(err, base.ErrNotFound) {
+			continue // rolled back or expired meanwhile
+		}
+		return s, err
+	}
+	return nil, fmt.Errorf("table %s: latest snapshot keeps vanishing: %w", m.table, base.ErrConflict)
+}
+
+// EarliestID returns the smallest snapshot id present, or 0.
+func (m *Manager) EarliestID() (base.SnapshotID, error) {
+	ids, err := m.IDs()
+	if err != nil || len(ids) == 0 {
+		return 0, err
+	}
+	return ids[0], nil
+}
+
+// SetLatestHint records id in LATEST (best effort by callers).
+func (m *Manager) SetLatestHint(id base.SnapshotID) error { return m.writeHint(LatestHint, id) }
+
+// EarliestFence returns the EARLIEST hint, 0 if absent. Expiration raises
+// it before it deletes any snapshot (see Consumer).
+func (m *Manager) EarliestFence() base.SnapshotID {
+	h, _ := m.readHint(EarliestHint)
+	return h
+}
+
+// SetEarliestFence writes the EARLIEST hint atomically.
+func (m *Manager) SetEarliestFence(id base.SnapshotID) error { return m.writeHint(EarliestHint, id) }
+
+// AtOrBeforeEpoch returns the newest snapshot whose epoch is <= e, or nil
+// if every snapshot is newer (or there is none). It relies on
+// [epoch-monotonic] and binary-searches the ids.
+func (m *Manager) AtOrBeforeEpoch(e base.Epoch) (*Snapshot, error) {
+	ids, err := m.IDs()
+	if err != nil {
+		return nil, err
+	}
+	var found *Snapshot
+	lo, hi := 0, len(ids)-1
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		s, err := m.Get(ids[mid])
+		if errors.Is(err, base.ErrNotFound) {
+			// Expired under us: search the newer half.
+			lo = mid + 1
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.Epoch <= e {
+			found = s
+			lo = mid + 1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return found, nil
+}
+
+// marker is the committed-epoch marker file.
+type marker struct {
+	Version    int        `json:"version"`
+	Epoch      base.Epoch `json:"epoch"`
+	CommitUser string     `json:"commitUser"`
+}
+
+func (m *Manager) markerPath() string { return m.table + "/" + Dir + "/" + CommittedEpoch }
+
+// markerEpoch reads the committed-epoch marker; 0 if absent.
+func (m *Manager) markerEpoch() (base.Epoch, error) {
+	p := m.markerPath()
+	b, err := m.fs.ReadFile(p)
+	if errors.Is(err, base.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var mk marker
+	if err := fileio.DecodeJSON(p, b, &mk); err != nil {
+		return 0, fmt.Errorf("table %s: %w", m.table, err)
+	}
+	if mk.Version != FormatVersion {
+		return 0, fmt.Errorf("table %s: %s: unknown format version %d: %w", m.table, p, mk.Version, base.ErrCorruption)
+	}
+	return mk.Epoch, nil
+}
+
+// CommittedEpoch returns the table's committed epoch: the larger of the
+// committed-epoch marker and the latest snapshot's epoch (package doc).
+func (m *Manager) CommittedEpoch() (base.Epoch, error) {
+	e, err := m.markerEpoch()
+	if err != nil {
+		return 0, err
+	}
+	latest, err := m.Latest()
+	if err != nil {
+		return 0, err
+	}
+	if latest != nil && latest.Epoch > e {
+		e = latest.Epoch
+	}
+	return e, nil
+}
+
+// AdvanceCommittedEpoch raises the marker to e; it never lowers it. The
+// table has a single writer, so read-then-replace is not racy.
+func (m *Manager) AdvanceCommittedEpoch(e base.Epoch, user string) error {
+	cur, err := m.markerEpoch()
+	if err != nil {
+		return err
+	}
+	if e <= cur {
+		return nil
+	}
+	b, err := fileio.EncodeJSON(marker{Version: FormatVersion, Epoch: e, CommitUser: user})
+	if err != nil {
+		return err
+	}
+	return m.fs.WriteFile(m.markerPath(), b)
+}

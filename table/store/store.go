@@ -1,0 +1,187 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/format/parquet"
+	"github.com/stratadb/strata/table/manifest"
+	"github.com/stratadb/strata/table/record"
+	"github.com/stratadb/strata/table/schema"
+	"github.com/stratadb/strata/table/snapshot"
+)
+
+// Store is one opened table's file access. It is safe for concurrent use.
+type Store struct {
+	FS        fileio.FS
+	Dir       string
+	Schemas   *schema.Manager
+	Snapshots *snapshot.Manager
+	Manifests *manifest.IO
+	// Now is the clock for file and snapshot times.
+	Now func() time.Time
+	// CacheRows bounds the decoded records kept in the data file cache
+	// (default 2M); 0 turns the cache off, so every read goes to storage.
+	CacheRows int
+
+	mu struct {
+		sync.Mutex
+		files     map[string][]record.KV               // decoded data files by path; guarded by mu
+		fileOrder []string                             // insertion order for eviction; guarded by mu
+		fileRows  int                                  // rows held in files; guarded by mu
+		live      map[base.SnapshotID][]manifest.Entry // guarded by mu
+		liveOrder []base.SnapshotID                    // guarded by mu
+	}
+}
+
+// Cache bounds.
+const (
+	defaultCacheRows   = 1 << 21
+	maxCachedSnapshots = 8
+)
+
+// New returns the store of the table at dir on fs.
+func New(fs fileio.FS, dir string) *Store {
+	s := &Store{FS: fs, Dir: dir, Schemas: schema.NewManager(fs, dir),
+		Snapshots: snapshot.NewManager(fs, dir), Manifests: manifest.NewIO(fs, dir), Now: time.Now,
+		CacheRows: defaultCacheRows}
+	s.mu.files = map[string][]record.KV{}
+	s.mu.live = map[base.SnapshotID][]manifest.Entry{}
+	return s
+}
+
+// BucketDir returns the directory of bucket b.
+func (s *Store) BucketDir(b int32) string { return s.Dir + "/bucket-" + strconv.Itoa(int(b)) }
+
+// DataPath returns the path of data or changelog file name of bucket b.
+func (s *Store) DataPath(b int32, name string) string { return s.BucketDir(b) + "/" + name }
+
+// WriteFile encodes kvs with schema sc as a new Parquet file in bucket b
+// (prefix "data" or "changelog") and returns its metadata. Keys of kvs
+// give MinKey and MaxKey when kvs are sorted by key.
+func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, kvs []record.KV, level int32, epoch base.Epoch) (manifest.DataFile, error) {
+	data, err := parquet.Encode(sc, kvs)
+	if err != nil {
+		return manifest.DataFile{}, fmt.Errorf("table %s: bucket %d: %w", s.Dir, b, err)
+	}
+	f := manifest.DataFile{
+		Name: manifest.NewName(prefix, ".parquet"), Size: int64(len(data)), CRC: int64(fileio.Checksum(data)),
+		Rows: int64(len(kvs)), SchemaID: int64(sc.ID), Level: level, Epoch: int64(epoch),
+		CreatedMillis: s.Now().UnixMilli(), MinKey: []byte{}, MaxKey: []byte{},
+	}
+	if len(kvs) > 0 {
+		f.MinKey, f.MaxKey = kvs[0].Key, kvs[len(kvs)-1].Key
+		if f.MinKey == nil {
+			f.MinKey, f.MaxKey = []byte{}, []byte{}
+		}
+		f.MinSeq, f.MaxSeq = int64(kvs[0].Seq), int64(kvs[0].Seq)
+		for i := range kvs {
+			f.MinSeq = min(f.MinSeq, int64(kvs[i].Seq))
+			f.MaxSeq = max(f.MaxSeq, int64(kvs[i].Seq))
+		}
+	}
+	if err := s.FS.PutIfAbsent(s.DataPath(b, f.Name), data); err != nil {
+		return manifest.DataFile{}, fmt.Errorf("table %s: %w", s.Dir, err)
+	}
+	// The records just encoded are the file's content: the writer's
+	// lookups and compactions read them back without decoding. Only data
+	// files with keys are cached this way (changelog files are read once).
+	if prefix == "data" && len(sc.PrimaryKey) > 0 {
+		s.remember(s.DataPath(b, f.Name)+"@"+strconv.FormatInt(int64(sc.ID), 10), kvs)
+	}
+	return f, nil
+}
+
+// ReadFile reads and checks data file f of bucket b and returns its
+// records as rows of schema read. The returned slice is shared: callers
+// must not modify it.
+func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]record.KV, error) {
+	p := s.DataPath(b, f.Name)
+	cacheKey := p + "@" + strconv.FormatInt(int64(read.ID), 10)
+	s.mu.Lock()
+	kvs, ok := s.mu.files[cacheKey]
+	s.mu.Unlock()
+	if ok {
+		return kvs, nil
+	}
+	data, err := fileio.ReadChecked(s.FS, p, f.Size, uint32(f.CRC))
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", s.Dir, err)
+	}
+	fileSchema, err := s.Schemas.Get(schema.ID(f.SchemaID))
+	if err != nil {
+		return nil, err
+	}
+	kvs, err = parquet.Decode(p, data, fileSchema, read)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", s.Dir, err)
+	}
+	if int64(len(kvs)) != f.Rows {
+		return nil, fmt.Errorf("table %s: data file %s: %d rows, manifest says %d: %w", s.Dir, p, len(kvs), f.Rows, base.ErrCorruption)
+	}
+	s.remember(cacheKey, kvs)
+	return kvs, nil
+}
+
+// remember caches decoded records under key (bounded by CacheRows).
+func (s *Store) remember(cacheKey string, kvs []record.KV) {
+	if s.CacheRows == 0 {
+		return
+	}
+	s.mu.Lock()
+	if _, ok := s.mu.files[cacheKey]; !ok {
+		s.mu.files[cacheKey] = kvs
+		s.mu.fileOrder = append(s.mu.fileOrder, cacheKey)
+		s.mu.fileRows += len(kvs)
+		for s.mu.fileRows > s.CacheRows && len(s.mu.fileOrder) > 1 {
+			old := s.mu.fileOrder[0]
+			s.mu.fileOrder = s.mu.fileOrder[1:]
+			s.mu.fileRows -= len(s.mu.files[old])
+			delete(s.mu.files, old)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// LiveFiles returns the data files live in snapshot sn (its base and delta
+// manifests replayed), in manifest order. The slice is shared.
+func (s *Store) LiveFiles(sn *snapshot.Snapshot) ([]manifest.Entry, error) {
+	s.mu.Lock()
+	live, ok := s.mu.live[sn.ID]
+	s.mu.Unlock()
+	if ok {
+		return live, nil
+	}
+	entries, err := s.Manifests.ReadEntries(sn.BaseManifestList, sn.DeltaManifestList)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", sn.ID, err)
+	}
+	live, err = manifest.Merge(entries)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: snapshot %d: %v: %w", s.Dir, sn.ID, err, base.ErrCorruption)
+	}
+	s.mu.Lock()
+	if _, ok := s.mu.live[sn.ID]; !ok {
+		s.mu.live[sn.ID] = live
+		s.mu.liveOrder = append(s.mu.liveOrder, sn.ID)
+		if len(s.mu.liveOrder) > maxCachedSnapshots {
+			delete(s.mu.live, s.mu.liveOrder[0])
+			s.mu.liveOrder = s.mu.liveOrder[1:]
+		}
+	}
+	s.mu.Unlock()
+	return live, nil
+}
+
+// ByBucket groups entries' files by bucket.
+func ByBucket(entries []manifest.Entry) map[int32][]manifest.DataFile {
+	out := map[int32][]manifest.DataFile{}
+	for _, e := range entries {
+		out[e.Bucket] = append(out[e.Bucket], e.File)
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+// Package write is a table's writer: it takes rows with their epoch and
+// row kind, buffers them per bucket, spills sorted runs to level-0 files,
+// and at PrepareCommit turns each epoch into a commit.Message with the
+// epoch's data files, changelog files and compaction results (Paimon's
+// TableWriteImpl with MergeTreeWriter per bucket).
+//
+// # Lifecycle
+//
+//	w := write.New(st, user)        // one writer per table (and per commit user)
+//	w.Write(epoch, kind, row) ...   // epochs never decrease
+//	msgs := w.PrepareCommit(upTo)   // everything of epochs <= upTo
+//	committer.Commit(msgs)          // after the checkpoint holding msgs completes
+//
+// A sink restoring from a checkpoint first re-commits the messages it
+// stored (commit is idempotent), then opens a new writer, which reads the
+// latest snapshot to learn each bucket's files and next sequence number.
+//
+// # Buckets and sequence numbers
+//
+// A primary-key row goes to bucket hash(key) mod Buckets, where hash is
+// FNV-1a over the memcomparable key (types.EncodeKey), so every record of
+// a key lives in one bucket. Each bucket numbers its records from one
+// above the highest sequence number in its files (record [seq-order]).
+// Append tables write everything to bucket 0.
+//
+// # Changelog (the lookup producer)
+//
+// With changelog-producer=lookup (the default for primary-key tables), at
+// PrepareCommit the writer looks up, for every key the epoch touched, its
+// merged value before the epoch (over the bucket's files) and after it,
+// and writes a changelog file per bucket: +I for a new key, -D for a key
+// gone, -U old then +U new for a changed value, nothing for an unchanged
+// one. This is Paimon's lookup producer at epoch granularity: the
+// changelog is exact for every merge engine, and applying it epoch by
+// epoch reproduces the batch read at every snapshot ([changelog-exact]).
+// changelog-producer=input stores the rows as written instead (exact only
+// if the input is a full retract changelog); append tables always use
+// input.
+//
+// # Checkpoints inside an epoch
+//
+// Checkpoint spills the buffered rows of epochs not yet prepared and
+// returns a State (their files, serializable) for the checkpoint; Restore
+// re-attaches it to a fresh writer after the prepared messages were
+// re-committed, so a checkpoint may fall anywhere in an epoch.
+//
+// # Write-only writers
+//
+// With write-only=true the writer never compacts; a dedicated compactor
+// does (package compact). Before each prepare such a writer rebuilds its
+// view of the bucket files from the latest snapshot plus its own files of
+// uncommitted epochs, so that its lookups never read files the compactor
+// replaced and expiration removed.
+//
+// # Invariants
+//
+//   - [epoch-files] a data file holds records of one epoch only, so one
+//     epoch's files commit as one snapshot.
+//   - [one-writer-per-bucket] sequence numbers are only unique with a
+//     single writer per bucket; the committer refuses a second writer's
+//     files (commit.Check).
+package write

@@ -1,0 +1,126 @@
+package write
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/table/manifest"
+	"github.com/stratadb/strata/table/mergetree"
+	"github.com/stratadb/strata/table/record"
+)
+
+// lookupChangelog computes the exact changelog of epoch e in bucket b
+// (package doc, [changelog-exact]) from the epoch's new files and the
+// bucket's older files, and writes it as one changelog file. The epoch's
+// keys come in order from a merge of its new files; each older file is
+// walked by one cursor that only moves forward, so the cost is linear in
+// the records read.
+func (w *Writer) lookupChangelog(b *bucket, e base.Epoch, newFiles []manifest.DataFile) ([]manifest.DataFile, error) {
+	var fresh [][]record.KV
+	var lo, hi []byte
+	for _, f := range newFiles {
+		kvs, err := w.st.ReadFile(b.id, f, w.sc)
+		if err != nil {
+			return nil, err
+		}
+		if len(kvs) == 0 {
+			continue
+		}
+		fresh = append(fresh, kvs)
+		if lo == nil || bytes.Compare(kvs[0].Key, lo) < 0 {
+			lo = kvs[0].Key
+		}
+		if hi == nil || bytes.Compare(kvs[len(kvs)-1].Key, hi) > 0 {
+			hi = kvs[len(kvs)-1].Key
+		}
+	}
+	if len(fresh) == 0 {
+		return nil, nil
+	}
+	var old [][]record.KV
+	for _, f := range b.files {
+		if bytes.Compare(f.MaxKey, lo) < 0 || bytes.Compare(f.MinKey, hi) > 0 {
+			continue
+		}
+		kvs, err := w.st.ReadFile(b.id, f, w.sc)
+		if err != nil {
+			return nil, err
+		}
+		old = append(old, kvs)
+	}
+	pos := make([]int, len(old))
+	var out []record.KV
+	seq := b.nextSeq
+	emit := func(kind types.RowKind, kv record.KV) {
+		out = append(out, record.KV{Key: kv.Key, Seq: seq, Kind: kind, Row: kv.Row})
+		seq++
+	}
+	it := mergetree.NewIterator(fresh)
+	var group, prior []*record.KV
+	for {
+		group = it.NextKey(group[:0])
+		if len(group) == 0 {
+			break
+		}
+		key := group[0].Key
+		prior = prior[:0]
+		for j, run := range old {
+			p := pos[j]
+			if p < len(run) && bytes.Compare(run[p].Key, key) < 0 {
+				p += sort.Search(len(run)-p, func(i int) bool { return bytes.Compare(run[p+i].Key, key) >= 0 })
+			}
+			for ; p < len(run) && bytes.Equal(run[p].Key, key); p++ {
+				prior = append(prior, &run[p])
+			}
+			pos[j] = p
+		}
+		sort.Slice(prior, func(i, j int) bool { return prior[i].Seq < prior[j].Seq })
+		o, hadOld := fold(b.f, prior)
+		n, hasNew := fold(b.f, append(prior, group...))
+		switch {
+		case !hadOld && hasNew:
+			emit(types.Insert, n)
+		case hadOld && !hasNew:
+			emit(types.Delete, o)
+		case hadOld && hasNew && !sameRow(o.Row, n.Row):
+			emit(types.UpdateBefore, o)
+			emit(types.UpdateAfter, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	cl, err := w.st.WriteFile(b.id, "changelog", w.sc, out, 0, e)
+	if err != nil {
+		return nil, err
+	}
+	return []manifest.DataFile{cl}, nil
+}
+
+// fold merges one key's records (oldest first) and tells whether the key
+// is present.
+func fold(f mergetree.Func, recs []*record.KV) (record.KV, bool) {
+	if len(recs) == 0 {
+		return record.KV{}, false
+	}
+	f.Reset()
+	for _, r := range recs {
+		f.Add(r)
+	}
+	kv, ok := f.Result()
+	return kv, ok && !kv.Kind.IsRetract()
+}
+
+func sameRow(a, b types.Row) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].IsNull() != b[i].IsNull() || (!a[i].IsNull() && types.Compare(a[i], b[i]) != 0) {
+			return false
+		}
+	}
+	return true
+}
