@@ -1,0 +1,302 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/stratadb/strata/dataflow/barrier"
+	"github.com/stratadb/strata/dataflow/checkpoint"
+	"github.com/stratadb/strata/dataflow/graph"
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/dataflow/state"
+	"github.com/stratadb/strata/dataflow/state/heap"
+	"github.com/stratadb/strata/dataflow/task"
+	"github.com/stratadb/strata/dataflow/testkit"
+	"github.com/stratadb/strata/internal/types"
+)
+
+// CheckpointConfig configures Checkpoint.
+type CheckpointConfig struct {
+	// Dir holds the checkpoints (a temporary directory when empty).
+	Dir string
+	// Duration is how long each mode runs (default 5 s).
+	Duration time.Duration
+	// Interval is the checkpoint interval (default 500 ms).
+	Interval time.Duration
+	// AlignmentTimeout is the timeout mode's aligned checkpoint timeout
+	// (default 200 ms).
+	AlignmentTimeout time.Duration
+	// SinkDelay is how long the sink sleeps per chunk (default 1 ms: far
+	// below 1% of the generator's speed, so every queue stays full).
+	SinkDelay time.Duration
+	// QueueCapacity sizes every queue (default 128 chunks: under full
+	// backpressure an aligned barrier waits behind all of them).
+	QueueCapacity int
+}
+
+// ModeResult is one checkpoint mode's figures.
+type ModeResult struct {
+	Mode              string  `json:"mode"`
+	Checkpoints       int     `json:"checkpoints"`
+	Aborted           int     `json:"aborted"`
+	P50Ms             float64 `json:"p50_ms"`
+	P99Ms             float64 `json:"p99_ms"`
+	ChannelStateBytes int64   `json:"channel_state_bytes"`
+	RowsPerSec        float64 `json:"rows_per_sec"`
+}
+
+// CheckpointResult is the outcome of Checkpoint; its JSON form has the
+// keys `strata bench checkpoint --json` promises.
+type CheckpointResult struct {
+	Modes                      []ModeResult `json:"modes"`
+	AlignedP50Ms               float64      `json:"aligned_p50_ms"`
+	UnalignedP50Ms             float64      `json:"unaligned_p50_ms"`
+	TimeoutP50Ms               float64      `json:"timeout_p50_ms"`
+	UnalignedChannelStateBytes int64        `json:"unaligned_channel_state_bytes"`
+}
+
+// counting counts the rows an operator processes.
+type counting struct {
+	operator.Operator
+	rows *atomic.Int64
+}
+
+func (c counting) Process(input int, ch *types.Chunk) error {
+	c.rows.Add(int64(ch.Len()))
+	return c.Operator.Process(input, ch)
+}
+
+func percentile(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(p * float64(len(s)-1))
+	return float64(s[i]) / float64(time.Millisecond)
+}
+
+// Checkpoint runs generator -> hash -> keyed SUM/COUNT -> throttled sink
+// with full queues once per checkpoint mode (aligned, unaligned, aligned
+// with a timeout) and reports checkpoint durations, channel-state bytes
+// and throughput. Checkpoints that do not complete within the run count
+// as aborted.
+func Checkpoint(ctx context.Context, cfg CheckpointConfig) (*CheckpointResult, error) {
+	if cfg.Duration == 0 {
+		cfg.Duration = 5 * time.Second
+	}
+	if cfg.Interval == 0 {
+		cfg.Interval = 500 * time.Millisecond
+	}
+	if cfg.AlignmentTimeout == 0 {
+		cfg.AlignmentTimeout = 200 * time.Millisecond
+	}
+	if cfg.SinkDelay == 0 {
+		cfg.SinkDelay = time.Millisecond
+	}
+	if cfg.QueueCapacity == 0 {
+		cfg.QueueCapacity = 128
+	}
+	res := &CheckpointResult{}
+	for _, p := range []barrier.Policy{barrier.PolicyAligned, barrier.PolicyUnaligned, barrier.PolicyAlignedTimeout} {
+		dir := cfg.Dir
+		if dir == "" {
+			d, err := os.MkdirTemp("", "strata-bench-checkpoint-")
+			if err != nil {
+				return nil, err
+			}
+			defer os.RemoveAll(d)
+			dir = d
+		} else {
+			dir = fmt.Sprintf("%s/%s", dir, p)
+		}
+		var rows atomic.Int64
+		var durs []time.Duration
+		var chBytes int64
+		aborted := 0
+		g := testkit.GeneratorConfig{RowsPerEpoch: 10000, ChunkSize: 256, Keys: 10000}
+		job := &graph.Job{Name: "bench-checkpoint", Vertices: []graph.Vertex{
+			{Name: "gen", Parallelism: 1, NewSource: func(int) operator.Source { return testkit.NewGenerator(g) }},
+			{Name: "agg", Parallelism: 2, NewOperator: func(int) operator.Operator {
+				s := testkit.NewKeyedSum()
+				s.Eager = true
+				return s
+			}},
+			{Name: "sink", Parallelism: 2, NewOperator: func(int) operator.Operator {
+				return counting{Operator: testkit.Throttle{Operator: testkit.Discard{}, Delay: cfg.SinkDelay}, rows: &rows}
+			}},
+		}, Edges: []graph.Edge{
+			{From: "gen", To: "agg", Partitioning: graph.Hash, KeyColumns: []int{0}, KeyTypes: []types.Type{types.Int64}},
+			{From: "agg", To: "sink", Partitioning: graph.Forward},
+		}}
+		rctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+		start := time.Now()
+		err := task.Run(rctx, job, task.Options{
+			Policy: p, CheckpointInterval: cfg.Interval, CheckpointTimeout: time.Hour,
+			AlignmentTimeout: cfg.AlignmentTimeout, QueueCapacity: cfg.QueueCapacity,
+			Storage: checkpoint.NewStorage(checkpoint.OSFS{}, dir, 2),
+			OnEvent: func(e task.Event) {
+				switch e.Kind {
+				case task.CheckpointCompleted:
+					durs = append(durs, e.Duration)
+					chBytes += e.ChannelStateBytes
+				case task.CheckpointAborted:
+					aborted++
+				}
+			},
+		})
+		elapsed := time.Since(start)
+		cancel()
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("bench checkpoint %s: %w", p, err)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		m := ModeResult{Mode: p.String(), Checkpoints: len(durs), Aborted: aborted,
+			P50Ms: percentile(durs, 0.5), P99Ms: percentile(durs, 0.99), ChannelStateBytes: chBytes,
+			RowsPerSec: float64(rows.Load()) / elapsed.Seconds()}
+		if len(durs) == 0 {
+			// Nothing completed: the duration is at least the run.
+			m.P50Ms = float64(cfg.Duration-cfg.Interval) / float64(time.Millisecond)
+			m.P99Ms = m.P50Ms
+		}
+		res.Modes = append(res.Modes, m)
+		switch p {
+		case barrier.PolicyAligned:
+			res.AlignedP50Ms = m.P50Ms
+		case barrier.PolicyUnaligned:
+			res.UnalignedP50Ms = m.P50Ms
+			res.UnalignedChannelStateBytes = chBytes
+		case barrier.PolicyAlignedTimeout:
+			res.TimeoutP50Ms = m.P50Ms
+		}
+	}
+	return res, nil
+}
+
+// PipelineConfig configures Pipeline.
+type PipelineConfig struct {
+	// Dir holds the checkpoints (a temporary directory when empty).
+	Dir string
+	// Duration is how long each run lasts (default 5 s).
+	Duration time.Duration
+	// Interval is the checkpoint interval of the checkpointed run
+	// (default 1 s).
+	Interval time.Duration
+}
+
+// PipelineResult is the outcome of Pipeline; its JSON form has the keys
+// `strata bench pipeline --json` promises. Rates are rows per second of
+// the whole run; the per-core figures divide by GOMAXPROCS.
+type PipelineResult struct {
+	RowsPerSec             float64 `json:"rows_per_sec"`
+	RowsPerSecNoCheckpoint float64 `json:"rows_per_sec_no_checkpoint"`
+	GeneratorRowsPerSec    float64 `json:"generator_rows_per_sec"`
+	// GeneratorJobRowsPerSec is the generator through the engine into a
+	// sink that drops everything (forward edge, checkpoints off).
+	GeneratorJobRowsPerSec float64 `json:"generator_job_rows_per_sec"`
+	RowsPerSecPerCore      float64 `json:"rows_per_sec_per_core"`
+	Cores                  int     `json:"cores"`
+	Checkpoints            int     `json:"checkpoints"`
+}
+
+// Pipeline measures generator -> hash -> keyed count (two subtasks) with
+// checkpoints every Interval and with checkpoints off, the generator alone
+// in a loop, and the generator through the engine into a dropping sink.
+func Pipeline(ctx context.Context, cfg PipelineConfig) (*PipelineResult, error) {
+	if cfg.Duration == 0 {
+		cfg.Duration = 5 * time.Second
+	}
+	if cfg.Interval == 0 {
+		cfg.Interval = time.Second
+	}
+	// Epochs of a million rows: about what a one-second epoch holds at
+	// the rates measured here.
+	g := testkit.GeneratorConfig{RowsPerEpoch: 1000000, ChunkSize: 1024, Keys: 100000}
+	res := &PipelineResult{Cores: runtime.GOMAXPROCS(0)}
+
+	// The generator alone, producing chunks as fast as it can.
+	gen := testkit.NewGenerator(g)
+	st := state.NewStore(heap.New(), state.RangeOf(0, 1, graph.DefaultMaxParallelism), graph.DefaultMaxParallelism)
+	if err := gen.Open(&operator.Context{Vertex: "gen", Parallelism: 1, State: st}); err != nil {
+		return nil, err
+	}
+	var n int64
+	start := time.Now()
+	for time.Since(start) < cfg.Duration/2 {
+		for range 64 {
+			it, err := gen.Next()
+			if err != nil {
+				return nil, err
+			}
+			if it.Chunk != nil {
+				n += int64(it.Chunk.Len())
+			}
+		}
+	}
+	res.GeneratorRowsPerSec = float64(n) / time.Since(start).Seconds()
+
+	run := func(interval time.Duration, genOnly bool) (float64, int, error) {
+		var rows atomic.Int64
+		completed := 0
+		job := &graph.Job{Name: "bench-pipeline", Vertices: []graph.Vertex{
+			{Name: "gen", Parallelism: 1, NewSource: func(int) operator.Source { return testkit.NewGenerator(g) }},
+			{Name: "count", Parallelism: 2, NewOperator: func(int) operator.Operator {
+				return counting{Operator: testkit.NewKeyedSum(), rows: &rows}
+			}},
+		}, Edges: []graph.Edge{
+			{From: "gen", To: "count", Partitioning: graph.Hash, KeyColumns: []int{0}, KeyTypes: []types.Type{types.Int64}},
+		}}
+		if genOnly {
+			job.Vertices[1] = graph.Vertex{Name: "count", Parallelism: 1, NewOperator: func(int) operator.Operator {
+				return counting{Operator: testkit.Discard{}, rows: &rows}
+			}}
+			job.Edges[0] = graph.Edge{From: "gen", To: "count", Partitioning: graph.Forward}
+		}
+		opts := task.Options{CheckpointInterval: interval, QueueCapacity: 16,
+			OnEvent: func(e task.Event) {
+				if e.Kind == task.CheckpointCompleted {
+					completed++
+				}
+			}}
+		if interval > 0 {
+			dir := cfg.Dir
+			if dir == "" {
+				d, err := os.MkdirTemp("", "strata-bench-pipeline-")
+				if err != nil {
+					return 0, 0, err
+				}
+				defer os.RemoveAll(d)
+				dir = d
+			}
+			opts.Storage = checkpoint.NewStorage(checkpoint.OSFS{}, dir, 2)
+		}
+		rctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+		defer cancel()
+		start := time.Now()
+		err := task.Run(rctx, job, opts)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return 0, 0, err
+		}
+		return float64(rows.Load()) / time.Since(start).Seconds(), completed, ctx.Err()
+	}
+	var err error
+	if res.GeneratorJobRowsPerSec, _, err = run(0, true); err != nil {
+		return nil, fmt.Errorf("bench pipeline generator job: %w", err)
+	}
+	if res.RowsPerSecNoCheckpoint, _, err = run(0, false); err != nil {
+		return nil, fmt.Errorf("bench pipeline without checkpoints: %w", err)
+	}
+	if res.RowsPerSec, res.Checkpoints, err = run(cfg.Interval, false); err != nil {
+		return nil, fmt.Errorf("bench pipeline with checkpoints: %w", err)
+	}
+	res.RowsPerSecPerCore = res.RowsPerSec / float64(res.Cores)
+	return res, nil
+}

@@ -1,0 +1,65 @@
+package bench
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// BenchmarkCheckpoint prints the checkpoint figures of the issue: per mode,
+// checkpoint duration p50/p99, channel-state bytes and throughput, under
+// full backpressure. Run with -benchtime=1x.
+func BenchmarkCheckpoint(b *testing.B) {
+	for range b.N {
+		r, err := Checkpoint(context.Background(), CheckpointConfig{Dir: b.TempDir(), Duration: 5 * time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range r.Modes {
+			b.ReportMetric(m.P50Ms, m.Mode+"_p50_ms")
+			b.ReportMetric(m.P99Ms, m.Mode+"_p99_ms")
+			b.ReportMetric(float64(m.ChannelStateBytes), m.Mode+"_channel_state_bytes")
+			b.ReportMetric(m.RowsPerSec, m.Mode+"_rows/s")
+			b.Logf("%-9s checkpoints=%d aborted=%d p50=%.1fms p99=%.1fms channel-state=%dB rows/s=%.0f",
+				m.Mode, m.Checkpoints, m.Aborted, m.P50Ms, m.P99Ms, m.ChannelStateBytes, m.RowsPerSec)
+		}
+	}
+}
+
+// BenchmarkPipeline prints the throughput figures of the issue. Run with
+// -benchtime=1x.
+func BenchmarkPipeline(b *testing.B) {
+	for range b.N {
+		r, err := Pipeline(context.Background(), PipelineConfig{Dir: b.TempDir(), Duration: 5 * time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(r.RowsPerSec, "rows/s")
+		b.ReportMetric(r.RowsPerSecNoCheckpoint, "rows/s_no_checkpoint")
+		b.ReportMetric(r.GeneratorRowsPerSec, "generator_rows/s")
+		b.Logf("%+v", *r)
+	}
+}
+
+// TestCheckpointBenchRuns runs the checkpoint benchmark briefly and checks
+// what it must show whatever the speed: unaligned checkpoints complete
+// under full backpressure and store channel state.
+func TestCheckpointBenchRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for seconds")
+	}
+	r, err := Checkpoint(context.Background(), CheckpointConfig{Dir: t.TempDir(), Duration: 1500 * time.Millisecond, Interval: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Modes) != 3 {
+		t.Fatalf("%d modes", len(r.Modes))
+	}
+	u := r.Modes[1]
+	if u.Mode != "unaligned" || u.Checkpoints == 0 || u.ChannelStateBytes == 0 || r.UnalignedChannelStateBytes != u.ChannelStateBytes {
+		t.Fatalf("unaligned mode under backpressure: %+v", u)
+	}
+	for _, m := range r.Modes {
+		t.Logf("%+v", m)
+	}
+}

@@ -1,0 +1,195 @@
+package coordinator
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/stratadb/strata/internal/base"
+)
+
+// Config configures a coordinator.
+type Config struct {
+	// Interval is checkpoint_interval: the time between triggers.
+	Interval time.Duration
+	// Timeout aborts a checkpoint that has not completed this long after
+	// its trigger.
+	Timeout time.Duration
+	// TolerableFailures is how many consecutive failed checkpoints the job
+	// survives; one more fails it.
+	TolerableFailures int
+	// Tasks is the number of subtasks that acknowledge every checkpoint.
+	Tasks int
+}
+
+// ActionKind says what the driver must do.
+type ActionKind uint8
+
+// The actions.
+const (
+	// Trigger checkpoint ID at the sources.
+	Trigger ActionKind = iota + 1
+	// Persist the metadata of ID from Acks; report with Persisted.
+	Persist
+	// NotifyComplete tells every subtask that ID is complete.
+	NotifyComplete
+	// Abort ID everywhere and discard its files (Reason says why).
+	Abort
+	// FailJob: too many consecutive failures (Reason).
+	FailJob
+)
+
+// Action is one instruction to the driver.
+type Action struct {
+	Kind   ActionKind
+	ID     base.CheckpointID
+	Reason string
+	// Acks holds, for Persist, every subtask's acknowledgement payload,
+	// indexed by task number.
+	Acks []any
+}
+
+// String formats the action for traces.
+func (a Action) String() string {
+	switch a.Kind {
+	case Trigger:
+		return fmt.Sprintf("trigger cp=%d", a.ID)
+	case Persist:
+		return fmt.Sprintf("persist cp=%d acks=%v", a.ID, a.Acks)
+	case NotifyComplete:
+		return fmt.Sprintf("notify-complete cp=%d", a.ID)
+	case Abort:
+		return fmt.Sprintf("abort cp=%d: %s", a.ID, a.Reason)
+	case FailJob:
+		return fmt.Sprintf("fail-job: %s", a.Reason)
+	}
+	return "?"
+}
+
+type pending struct {
+	id         base.CheckpointID
+	triggered  time.Time
+	acks       []any
+	acked      []bool
+	n          int
+	persisting bool
+}
+
+// Core is the coordinator's state machine. It is not safe for concurrent
+// use; the driver calls it from one goroutine.
+type Core struct {
+	cfg         Config
+	last        base.CheckpointID
+	lastTrigger time.Time
+	cur         *pending
+	failures    int
+	failed      bool
+}
+
+// New returns a core whose first checkpoint gets id after+1 and is
+// triggered Interval after now.
+func New(cfg Config, after base.CheckpointID, now time.Time) *Core {
+	if cfg.Tasks < 1 || cfg.Interval <= 0 || cfg.Timeout <= 0 || cfg.TolerableFailures < 0 {
+		panic(fmt.Sprintf("coordinator: bad config %+v", cfg))
+	}
+	return &Core{cfg: cfg, last: after, lastTrigger: now}
+}
+
+// Pending returns the checkpoint in flight, if any.
+func (c *Core) Pending() (base.CheckpointID, bool) {
+	if c.cur == nil {
+		return 0, false
+	}
+	return c.cur.id, true
+}
+
+// Acked reports whether task acknowledged the checkpoint in flight.
+func (c *Core) Acked(task int) bool {
+	return c.cur != nil && c.cur.acked[task]
+}
+
+// Tick advances time to now: it triggers a checkpoint when one is due and
+// aborts the pending one when it ran past the timeout.
+func (c *Core) Tick(now time.Time) []Action {
+	if c.failed {
+		return nil
+	}
+	if c.cur != nil {
+		if !c.cur.persisting && now.Sub(c.cur.triggered) >= c.cfg.Timeout {
+			return c.fail(fmt.Sprintf("timed out after %v", c.cfg.Timeout))
+		}
+		return nil
+	}
+	if now.Sub(c.lastTrigger) < c.cfg.Interval {
+		return nil
+	}
+	return c.TriggerNow(now)
+}
+
+// TriggerNow triggers a checkpoint at once unless one is in flight (the
+// driver uses it for the final checkpoint of a finished job).
+func (c *Core) TriggerNow(now time.Time) []Action {
+	if c.failed || c.cur != nil {
+		return nil
+	}
+	c.last++
+	c.lastTrigger = now
+	c.cur = &pending{id: c.last, triggered: now, acks: make([]any, c.cfg.Tasks), acked: make([]bool, c.cfg.Tasks)}
+	return []Action{{Kind: Trigger, ID: c.last}}
+}
+
+// Ack records subtask task's acknowledgement of checkpoint id with its
+// payload (what the metadata will record of it). Acks of a checkpoint no
+// longer pending are ignored.
+func (c *Core) Ack(id base.CheckpointID, task int, payload any) []Action {
+	if c.cur == nil || c.cur.id != id || c.cur.persisting {
+		return nil
+	}
+	if task < 0 || task >= c.cfg.Tasks {
+		panic(fmt.Sprintf("coordinator: ack from task %d of %d", task, c.cfg.Tasks))
+	}
+	if c.cur.acked[task] {
+		panic(fmt.Sprintf("coordinator: task %d acknowledged checkpoint %d twice", task, id))
+	}
+	c.cur.acked[task] = true
+	c.cur.acks[task] = payload
+	c.cur.n++
+	if c.cur.n < c.cfg.Tasks {
+		return nil
+	}
+	c.cur.persisting = true
+	return []Action{{Kind: Persist, ID: id, Acks: c.cur.acks}}
+}
+
+// Decline records that a subtask cannot complete checkpoint id.
+func (c *Core) Decline(id base.CheckpointID, task int, reason string) []Action {
+	if c.cur == nil || c.cur.id != id || c.cur.persisting {
+		return nil
+	}
+	return c.fail(fmt.Sprintf("declined by task %d: %s", task, reason))
+}
+
+// Persisted reports the outcome of writing checkpoint id's metadata.
+func (c *Core) Persisted(id base.CheckpointID, err error) []Action {
+	if c.cur == nil || c.cur.id != id || !c.cur.persisting {
+		panic(fmt.Sprintf("coordinator: Persisted(%d) without a Persist", id))
+	}
+	if err != nil {
+		return c.fail(fmt.Sprintf("persisting failed: %v", err))
+	}
+	c.cur = nil
+	c.failures = 0
+	return []Action{{Kind: NotifyComplete, ID: id}}
+}
+
+func (c *Core) fail(reason string) []Action {
+	id := c.cur.id
+	c.cur = nil
+	c.failures++
+	out := []Action{{Kind: Abort, ID: id, Reason: reason}}
+	if c.failures > c.cfg.TolerableFailures {
+		c.failed = true
+		out = append(out, Action{Kind: FailJob,
+			Reason: fmt.Sprintf("%d consecutive checkpoint failures (tolerable %d), last: checkpoint %d %s", c.failures, c.cfg.TolerableFailures, id, reason)})
+	}
+	return out
+}

@@ -1,0 +1,25 @@
+// Package coordinator is the pure core of a job's checkpoint coordinator
+// (DESIGN.md "The checkpoint protocol"; Flink's CheckpointCoordinator, cut
+// down to one checkpoint in flight and split as STYLE.md asks: this core
+// takes events and returns actions, the job driver in the task package
+// does the I/O and owns the clock).
+//
+// # Lifecycle of a checkpoint
+//
+//	Tick            idle and Interval passed since the last trigger:
+//	                Trigger(C) at the sources
+//	Ack             every subtask acknowledged C: Persist(C) (the driver
+//	                writes the metadata, the commit point)
+//	Persisted ok    NotifyComplete(C) to every subtask (sinks commit)
+//	Persisted err,  Abort(C): the driver discards C's files and tells the
+//	Decline, or     subtasks; a failure counts against
+//	Tick past       TolerableFailures
+//	Timeout
+//
+// Invariants:
+//   - one-in-flight: no Trigger while a checkpoint is pending;
+//   - ids-grow: checkpoint ids grow by one per trigger, aborted ones
+//     included, starting after the restored checkpoint's id;
+//   - tolerable-failures: more than TolerableFailures consecutive failed
+//     checkpoints give FailJob; a completed checkpoint resets the count.
+package coordinator

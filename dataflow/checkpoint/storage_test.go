@@ -1,0 +1,123 @@
+package checkpoint
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stratadb/strata/dataflow/barrier"
+	"github.com/stratadb/strata/internal/base"
+)
+
+func commit(t *testing.T, s *Storage, id base.CheckpointID, payload string, shared ...string) {
+	t.Helper()
+	fi, err := s.WriteSubtask(id, "agg", 0, []byte(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(&Metadata{Job: "j", Checkpoint: id, Subtasks: []FileInfo{fi}, Shared: shared}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Retain(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCommitLatestRetention(t *testing.T) {
+	root := t.TempDir()
+	s := NewStorage(OSFS{}, root, 2)
+	if _, err := s.Latest(); !errors.Is(err, base.ErrNotFound) {
+		t.Fatalf("Latest of empty storage: %v", err)
+	}
+	src := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(src, []byte("sst"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	share := func(n string) {
+		if _, err := s.Shared().WriteShared(n, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	share("a.sst")
+	commit(t, s, 1, "one", "a.sst")
+	share("a.sst") // already there: kept, not rewritten
+	share("b.sst")
+	commit(t, s, 2, "two", "a.sst", "b.sst")
+	commit(t, s, 3, "three", "b.sst")
+	// Checkpoint 4 was written but never committed: not the latest.
+	if _, err := s.WriteSubtask(4, "agg", 0, []byte("four")); err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Latest()
+	if err != nil || m.Checkpoint != 3 {
+		t.Fatalf("Latest = %v, %v; want checkpoint 3", m, err)
+	}
+	payload, err := s.ReadSubtask(m, "agg", 0)
+	if err != nil || string(payload) != "three" {
+		t.Fatalf("ReadSubtask = %q, %v", payload, err)
+	}
+	if _, err := os.Stat(s.Dir(1)); !os.IsNotExist(err) {
+		t.Fatal("retention kept checkpoint 1 of 3 with retain=2")
+	}
+	if _, err := s.ReadSubtask(m, "agg", 1); !errors.Is(err, base.ErrNotFound) {
+		t.Fatalf("missing subtask: %v", err)
+	}
+	if err := s.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.Dir(4)); !os.IsNotExist(err) {
+		t.Fatal("Cleanup kept the orphan checkpoint 4")
+	}
+	// a.sst was only referenced by checkpoints 1 and 2... 2 is retained.
+	if _, err := os.Stat(filepath.Join(root, "shared", "a.sst")); err != nil {
+		t.Fatal("a shared file referenced by a retained checkpoint was deleted")
+	}
+	commit(t, s, 5, "five", "b.sst")
+	if _, err := os.Stat(filepath.Join(root, "shared", "a.sst")); !os.IsNotExist(err) {
+		t.Fatal("unreferenced shared file a.sst survived")
+	}
+	dst := filepath.Join(t.TempDir(), "out")
+	if err := s.Shared().ReadShared("b.sst", dst); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDamageDetected(t *testing.T) {
+	s := NewStorage(OSFS{}, t.TempDir(), 3)
+	commit(t, s, 1, "payload")
+	m, _ := s.Latest()
+	name := filepath.Join(s.Dir(1), "agg-0.state")
+	data, _ := os.ReadFile(name)
+	data[2] ^= 1
+	_ = os.WriteFile(name, data, 0o644)
+	if _, err := s.ReadSubtask(m, "agg", 0); !errors.Is(err, base.ErrChecksum) || !errors.Is(err, base.ErrCorruption) {
+		t.Fatalf("flipped bit: %v", err)
+	}
+	_ = os.WriteFile(name, data[:5], 0o644)
+	if _, err := s.ReadSubtask(m, "agg", 0); !errors.Is(err, base.ErrChecksum) {
+		t.Fatalf("truncated: %v", err)
+	}
+	// Damaged metadata: the checkpoint is not complete.
+	_ = os.WriteFile(filepath.Join(s.Dir(1), "_metadata"), []byte("{"), 0o644)
+	if _, err := s.Latest(); !errors.Is(err, base.ErrNotFound) {
+		t.Fatalf("Latest with damaged metadata: %v", err)
+	}
+}
+
+func TestSubtaskStateRoundTrip(t *testing.T) {
+	in := &SubtaskState{Handle: []byte("h"), Align: barrier.AlignState{LastEpoch: 4, PendingEpoch: 5, Arrived: []int{0, 2}}, Channels: []byte{1, 2}}
+	b := in.Encode()
+	out, err := DecodeSubtaskState(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out.Handle) != "h" || out.Align.LastEpoch != 4 || out.Align.PendingEpoch != 5 || len(out.Align.Arrived) != 2 || out.Align.Arrived[1] != 2 || len(out.Channels) != 2 {
+		t.Fatalf("round trip = %+v", out)
+	}
+	for i := range len(b) {
+		if _, err := DecodeSubtaskState(b[:i]); !errors.Is(err, base.ErrCorruption) {
+			t.Fatalf("truncated at %d: %v", i, err)
+		}
+	}
+}
