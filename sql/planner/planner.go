@@ -1,0 +1,242 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stratadb/strata/dataflow/graph"
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/agg"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/sql/stream"
+)
+
+// Endpoints supplies a job's sources and its sink.
+type Endpoints interface {
+	// Source returns subtask i of a source reading rel's changelog, rows of
+	// rel's columns.
+	Source(rel *plan.Relation, subtask int) operator.Source
+	// SourceParallelism is the number of subtasks of rel's source.
+	SourceParallelism(rel *plan.Relation) int
+	// Sink returns subtask i of the vertex that receives the job's output
+	// changelog.
+	Sink(subtask int) operator.Operator
+}
+
+// Mode is a changelog mode.
+type Mode uint8
+
+// Changelog modes.
+const (
+	AppendOnly Mode = iota + 1 // +I only
+	Retract                    // +I, -U/+U pairs, -D
+)
+
+func (m Mode) String() string {
+	if m == AppendOnly {
+		return "append-only"
+	}
+	return "retract"
+}
+
+// Options configure Build.
+type Options struct {
+	// Parallelism of the stateful vertices (default 1).
+	Parallelism int
+	// Eval is the evaluation context of the view's expressions.
+	Eval *expr.Context
+	// Wrap, when set, wraps every operator the planner makes (kind is
+	// "filter", "project", "aggregate", "join", ...): for metrics, tracing
+	// and failure injection in tests.
+	Wrap func(kind string, op operator.Operator) operator.Operator
+}
+
+// Job is a built streaming job.
+type Job struct {
+	Graph *graph.Job
+	// Types and Mode describe the changelog the sink receives.
+	Types []types.Type
+	Mode  Mode
+	// Explain lists the vertices, sources first, with their parallelism
+	// and output changelog mode.
+	Explain string
+}
+
+type stage struct {
+	vertex string
+	types  []types.Type
+	mode   Mode
+	par    int
+}
+
+type builder struct {
+	name    string
+	ep      Endpoints
+	opts    Options
+	job     *graph.Job
+	explain []string
+	n       int
+}
+
+// Build compiles the logical plan p of a view into job name.
+func Build(name string, p plan.Node, ep Endpoints, opts Options) (*Job, error) {
+	if opts.Parallelism < 1 {
+		opts.Parallelism = 1
+	}
+	if opts.Eval == nil {
+		opts.Eval = &expr.Context{}
+	}
+	b := &builder{name: name, ep: ep, opts: opts, job: &graph.Job{Name: name}}
+	out, err := b.node(p)
+	if err != nil {
+		return nil, err
+	}
+	sink := b.vertexName("sink")
+	b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: sink, Parallelism: out.par,
+		NewOperator: func(i int) operator.Operator { return ep.Sink(i) }})
+	b.job.Edges = append(b.job.Edges, graph.Edge{From: out.vertex, To: sink, Partitioning: graph.Forward})
+	b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d)", sink, out.par))
+	if err := b.job.Validate(); err != nil {
+		return nil, err
+	}
+	return &Job{Graph: b.job, Types: out.types, Mode: out.mode, Explain: strings.Join(b.explain, "\n") + "\n"}, nil
+}
+
+func (b *builder) vertexName(kind string) string {
+	b.n++
+	return fmt.Sprintf("%d-%s", b.n, kind)
+}
+
+func (b *builder) wrap(kind string, newOp func(int) operator.Operator) func(int) operator.Operator {
+	if b.opts.Wrap == nil {
+		return newOp
+	}
+	return func(i int) operator.Operator { return b.opts.Wrap(kind, newOp(i)) }
+}
+
+func (b *builder) addOperator(kind string, par int, from stage, part graph.Partitioning, keys []int, keyTypes []types.Type, outTypes []types.Type, mode Mode, newOp func(int) operator.Operator, detail string) stage {
+	name := b.vertexName(kind)
+	newOp = b.wrap(kind, newOp)
+	b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: name, Parallelism: par, NewOperator: newOp})
+	b.job.Edges = append(b.job.Edges, graph.Edge{From: from.vertex, To: name, Partitioning: part, KeyColumns: keys, KeyTypes: keyTypes})
+	b.explain = append(b.explain, fmt.Sprintf("%s %s (parallelism %d, %s)", name, detail, par, mode))
+	return stage{vertex: name, types: outTypes, mode: mode, par: par}
+}
+
+func schemaTypes(n plan.Node) []types.Type {
+	s := n.Schema()
+	out := make([]types.Type, len(s))
+	for i, c := range s {
+		out[i] = c.Type
+	}
+	return out
+}
+
+func (b *builder) node(n plan.Node) (stage, error) {
+	switch n := n.(type) {
+	case *plan.Scan:
+		name := b.vertexName("scan-" + n.Rel.Name)
+		par := max(b.ep.SourceParallelism(n.Rel), 1)
+		rel := n.Rel
+		b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: name, Parallelism: par,
+			NewSource: func(i int) operator.Source { return b.ep.Source(rel, i) }})
+		mode := AppendOnly
+		if len(rel.PrimaryKey) > 0 {
+			mode = Retract
+		}
+		b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d, %s)", name, par, mode))
+		return stage{vertex: name, types: schemaTypes(n), mode: mode, par: par}, nil
+	case *plan.Filter:
+		in, err := b.node(n.Input)
+		if err != nil {
+			return stage{}, err
+		}
+		pred, eval := n.Pred, b.opts.Eval
+		return b.addOperator("filter", in.par, in, graph.Forward, nil, nil, in.types, in.mode,
+			func(int) operator.Operator { return &stream.Map{Filter: pred, Eval: eval} }, pred.String()), nil
+	case *plan.Project:
+		in, err := b.node(n.Input)
+		if err != nil {
+			return stage{}, err
+		}
+		exprs, eval := n.Exprs, b.opts.Eval
+		parts := make([]string, len(exprs))
+		for i, e := range exprs {
+			parts[i] = e.String()
+		}
+		return b.addOperator("project", in.par, in, graph.Forward, nil, nil, schemaTypes(n), in.mode,
+			func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, strings.Join(parts, ", ")), nil
+	case *plan.Aggregate:
+		return b.aggregate(n)
+	case *plan.Join:
+		return b.join(n)
+	}
+	return stage{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a streaming job yet", strings.TrimPrefix(fmt.Sprintf("%T", n), "*plan."))
+}
+
+// aggregate builds the pre-aggregation Map, the hash exchange and the
+// GroupAgg.
+func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
+	in, err := b.node(n.Input)
+	if err != nil {
+		return stage{}, err
+	}
+	global := len(n.GroupBy) == 0
+	// Columns of the pre-aggregation Map: [constant key, for a global
+	// aggregate] group keys, then per aggregate its arguments and filter.
+	var exprs []expr.Expr
+	if global {
+		exprs = append(exprs, &expr.Const{Value: types.NewBool(true), Typ: types.Bool})
+	}
+	keyCols := make([]int, 0, len(n.GroupBy))
+	keyTypes := make([]types.Type, 0, len(n.GroupBy))
+	for _, g := range n.GroupBy {
+		keyCols = append(keyCols, len(exprs))
+		keyTypes = append(keyTypes, g.Type())
+		exprs = append(exprs, g)
+	}
+	calls := make([]stream.AggCall, len(n.Aggs))
+	for i, a := range n.Aggs {
+		argTypes := make([]types.Type, len(a.Args))
+		call := stream.AggCall{FilterCol: -1}
+		for j, e := range a.Args {
+			argTypes[j] = e.Type()
+			call.ArgCols = append(call.ArgCols, len(exprs))
+			exprs = append(exprs, e)
+		}
+		if a.Filter != nil {
+			call.FilterCol = len(exprs)
+			exprs = append(exprs, a.Filter)
+		}
+		call.Spec = agg.Spec{Func: a.Func, Args: argTypes, Distinct: a.Distinct}
+		calls[i] = call
+	}
+	preTypes := make([]types.Type, len(exprs))
+	for i, e := range exprs {
+		preTypes[i] = e.Type()
+	}
+	eval := b.opts.Eval
+	pre := b.addOperator("pre-aggregate", in.par, in, graph.Forward, nil, nil, preTypes, in.mode,
+		func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, "keys and arguments")
+
+	exKeys, exTypes, par := keyCols, keyTypes, b.opts.Parallelism
+	if global {
+		exKeys, exTypes, par = []int{0}, []types.Type{types.Bool}, 1
+	}
+	probe := &stream.GroupAgg{KeyCols: keyCols, KeyTypes: keyTypes, Aggs: calls}
+	outTypes, err := probe.OutputTypes()
+	if err != nil {
+		return stage{}, err
+	}
+	detail := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		detail[i] = a.String()
+	}
+	return b.addOperator("aggregate", par, pre, graph.Hash, exKeys, exTypes, outTypes, Retract,
+		func(int) operator.Operator {
+			return &stream.GroupAgg{KeyCols: keyCols, KeyTypes: keyTypes, Aggs: calls}
+		}, "["+strings.Join(detail, ", ")+"]"), nil
+}

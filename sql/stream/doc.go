@@ -1,0 +1,34 @@
+// Package stream holds the incremental operators of streaming SQL: the
+// dataflow operators (dataflow/operator.Operator) that a materialized
+// view's plan turns into. Each consumes and produces changelogs (rows with
+// row kinds +I, -U, +U, -D) and keeps what it must remember in keyed state,
+// so that checkpoints capture it and recovery restores it.
+//
+// # Epochs
+//
+// Operators follow DESIGN.md's epoch protocol: stateful ones fold input
+// into their state as it arrives and emit the epoch's net result changes in
+// OnEpoch, before the runtime forwards epoch barrier E; so a table's
+// epoch-E changes depend only on input of epochs up to E (operator
+// invariant epoch-results). A group whose result did not change in an
+// epoch emits nothing (no -U x, +U x pairs), and output is ordered by key,
+// never by arrival, so an epoch's output does not depend on the order in
+// which its input arrived (DESIGN.md "Later: commit ahead of the
+// checkpoint").
+//
+// # Operators
+//
+//   - Map evaluates a filter and a projection per row, row kinds kept. A
+//     filter that passes a -U but not its +U still retracts the old row.
+//   - GroupAgg maintains GROUP BY aggregates over a retract changelog with
+//     the retractable accumulators of package agg, emitting +I for a new
+//     group, -U/+U for a changed one and -D for one whose last row was
+//     retracted (Flink's GroupAggFunction, RisingWave's HashAggExecutor).
+//     Without GROUP BY it keeps one global row, emitted from the first
+//     epoch on, also over empty input, as SQL's global aggregate is.
+//
+// Operators take their key, argument and filter values as input columns:
+// the planner computes expressions in a Map before the exchange, so that
+// the exchange's hash key and the operator's state key are the same bytes
+// (types.AppendKey of the key columns).
+package stream
