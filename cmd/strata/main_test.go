@@ -40,3 +40,15 @@ func TestUnknownCommandFails(t *testing.T) {
 		t.Fatal("unknown sub-command succeeded")
 	}
 }
+
+func TestBenchTablePrintsTheIssueKeys(t *testing.T) {
+	out, err := run(t, "bench", "table", "--rows", "20000", "--keys", "2000", "--buckets", "2", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"write_rows_per_sec":`, `"scan_rows_per_sec":`, `"point_lookup_p99_us":`, `"duckdb_scan_rows_per_sec":`} {
+		if !strings.Contains(out, key) {
+			t.Errorf("bench table --json output lacks %s: %s", key, out)
+		}
+	}
+}

@@ -20,7 +20,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newDemoCommand())
+	root.AddCommand(newVersionCommand(), newDemoCommand(), newBenchCommand())
 	return root
 }
 

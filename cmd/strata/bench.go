@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	dfbench "github.com/stratadb/strata/dataflow/bench"
+	"github.com/stratadb/strata/table/bench"
+	"github.com/stratadb/strata/table/bench/duckscan"
+	"github.com/stratadb/strata/table/fileio"
+)
+
+func newBenchCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure Strata: checkpoints, the streaming pipeline, the table store",
+	}
+	cmd.AddCommand(newBenchCheckpointCommand(), newBenchPipelineCommand(), newBenchTableCommand())
+	return cmd
+}
+
+func printResult(w io.Writer, asJSON bool, v any, text func() string) error {
+	if asJSON {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(w, string(b))
+		return err
+	}
+	_, err := fmt.Fprint(w, text())
+	return err
+}
+
+func benchContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+func newBenchCheckpointCommand() *cobra.Command {
+	var asJSON bool
+	var cfg dfbench.CheckpointConfig
+	cmd := &cobra.Command{
+		Use:   "checkpoint",
+		Short: "Checkpoint duration per mode (aligned, unaligned, aligned with timeout) under full backpressure",
+		Long: `Runs generator -> hash -> keyed aggregation -> throttled sink with full queues, once per
+checkpoint mode, and prints checkpoint duration p50/p99, channel-state bytes and throughput.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := benchContext()
+			defer cancel()
+			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench checkpoint: three modes, %v each...\n", orDefault(cfg.Duration, 5*time.Second))
+			res, err := dfbench.Checkpoint(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
+				s := fmt.Sprintf("%-10s %10s %10s %16s %14s\n", "mode", "p50 ms", "p99 ms", "channel bytes", "rows/s")
+				for _, m := range res.Modes {
+					s += fmt.Sprintf("%-10s %10.1f %10.1f %16d %14.0f\n", m.Mode, m.P50Ms, m.P99Ms, m.ChannelStateBytes, m.RowsPerSec)
+				}
+				return s
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().DurationVar(&cfg.Duration, "duration", 0, "how long each mode runs (default 5s)")
+	return cmd
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+func newBenchPipelineCommand() *cobra.Command {
+	var asJSON bool
+	var cfg dfbench.PipelineConfig
+	cmd := &cobra.Command{
+		Use:   "pipeline",
+		Short: "Rows per second through generator -> hash -> keyed count, with and without checkpoints",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := benchContext()
+			defer cancel()
+			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench pipeline: runs of %v...\n", orDefault(cfg.Duration, 5*time.Second))
+			res, err := dfbench.Pipeline(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
+				return fmt.Sprintf("rows/s with checkpoints every %v: %.0f\nrows/s without checkpoints: %.0f\ngenerator alone, rows/s: %.0f\ngenerator through the engine, rows/s: %.0f\nper core (%d cores): %.0f rows/s\n",
+					orDefault(cfg.Interval, time.Second), res.RowsPerSec, res.RowsPerSecNoCheckpoint, res.GeneratorRowsPerSec, res.GeneratorJobRowsPerSec, res.Cores, res.RowsPerSecPerCore)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().DurationVar(&cfg.Duration, "duration", 0, "how long each run lasts (default 5s)")
+	return cmd
+}
+
+// tableResult is the table bench's output: the store's figures and DuckDB's
+// scan of the same files.
+type tableResult struct {
+	bench.Result
+	DuckDBScanRowsPerSec float64 `json:"duckdb_scan_rows_per_sec"`
+}
+
+func newBenchTableCommand() *cobra.Command {
+	var asJSON bool
+	var dir string
+	cfg := bench.DefaultConfig()
+	cmd := &cobra.Command{
+		Use:   "table",
+		Short: "Table store write, scan and point-lookup speed, and DuckDB's scan of the same files",
+		Long: `Writes upserts of 100-byte rows into a primary-key table (default: 10M upserts over 1M
+keys, 8 buckets), scans it with merge on read, looks up keys, compacts fully, and scans the
+compacted Parquet files with DuckDB's read_parquet.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				d, err := os.MkdirTemp("", "strata-bench-table-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(d)
+				dir = d
+			}
+			fs, err := fileio.NewLocal(dir)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench table: %d upserts over %d keys, %d buckets, in %s...\n", cfg.Rows, cfg.Keys, cfg.Buckets, dir)
+			res, err := bench.Run(fs, cfg)
+			if err != nil {
+				return err
+			}
+			paths := make([]string, len(res.CompactedFiles))
+			for i, p := range res.CompactedFiles {
+				paths[i] = filepath.Join(dir, p)
+			}
+			_, duckRate, err := duckscan.Scan(paths, []string{"sum(k)", "sum(v)", "sum(length(pad))"})
+			if err != nil {
+				return err
+			}
+			out := tableResult{Result: res, DuckDBScanRowsPerSec: duckRate}
+			return printResult(cmd.OutOrStdout(), asJSON, out, func() string {
+				return fmt.Sprintf("write: %.0f rows/s\nscan (merge on read): %.0f rows/s\nscan after full compaction: %.0f rows/s\nDuckDB read_parquet scan: %.0f rows/s\npoint lookup p99: %.1f µs\nsnapshots: %d, data files: %d\n",
+					res.WriteRowsPerSec, res.ScanRowsPerSec, res.CompactedScanRowsPerSec, duckRate, res.PointLookupP99Us, res.Snapshots, res.DataFiles)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().StringVar(&dir, "dir", "", "directory for the table (a temporary one when empty)")
+	cmd.Flags().IntVar(&cfg.Rows, "rows", cfg.Rows, "upserts to write")
+	cmd.Flags().IntVar(&cfg.Keys, "keys", cfg.Keys, "distinct keys")
+	cmd.Flags().IntVar(&cfg.Buckets, "buckets", cfg.Buckets, "buckets")
+	return cmd
+}
