@@ -1,0 +1,97 @@
+package tablesink
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/table/commit"
+	"github.com/stratadb/strata/table/write"
+)
+
+// EpochReporter is the part of the meta service a sink needs
+// (meta.Service.CommitEpoch).
+type EpochReporter interface {
+	CommitEpoch(ctx context.Context, table catalog.ObjectName, e base.Epoch) error
+}
+
+// Committer writes into one table.
+type Committer struct {
+	table  *table.Table
+	name   catalog.ObjectName
+	user   string
+	report EpochReporter
+	writer *write.Writer
+	// ReportTimeout bounds one report to the meta service.
+	ReportTimeout time.Duration
+}
+
+// New returns the committer of one sink subtask attempt writing tb, known
+// to the meta service as name. user is the commit user (the job's name):
+// it must stay the same across attempts and restarts, because commits are
+// idempotent per (user, epoch). report may be nil (no meta service).
+func New(tb *table.Table, name catalog.ObjectName, user string, report EpochReporter) *Committer {
+	return &Committer{table: tb, name: name, user: user, report: report, ReportTimeout: 10 * time.Second}
+}
+
+// Sink returns a two-phase-commit sink operator over a new Committer.
+func Sink(tb *table.Table, name catalog.ObjectName, user string, report EpochReporter) operator.Operator {
+	return operator.NewTwoPhaseCommitSink(New(tb, name, user, report))
+}
+
+// Prepare implements operator.Committer.
+func (c *Committer) Prepare(subtask int, e base.Epoch, chunks []*types.Chunk) ([]byte, error) {
+	if subtask != 0 {
+		return nil, fmt.Errorf("table sink %s: subtask %d: a table has one writer, run its sink with parallelism 1: %w", c.name, subtask, base.ErrInvalidArgument)
+	}
+	if c.writer == nil {
+		w, err := c.table.NewWriter(c.user)
+		if err != nil {
+			return nil, fmt.Errorf("table sink %s: %w", c.name, err)
+		}
+		c.writer = w
+	}
+	for _, ch := range chunks {
+		if err := c.writer.WriteChunk(e, ch); err != nil {
+			return nil, fmt.Errorf("table sink %s, epoch %d: %w", c.name, e, err)
+		}
+	}
+	msgs, err := c.writer.PrepareCommit(e)
+	if err != nil {
+		return nil, fmt.Errorf("table sink %s, prepare epoch %d: %w", c.name, e, err)
+	}
+	return commit.Marshal(msgs)
+}
+
+// Commit implements operator.Committer.
+func (c *Committer) Commit(_ int, e base.Epoch, prepared []byte) error {
+	msgs, err := commit.Unmarshal(prepared)
+	if err != nil {
+		return fmt.Errorf("table sink %s, epoch %d: prepared messages: %w", c.name, e, err)
+	}
+	if _, err := c.table.Commit(msgs); err != nil {
+		return fmt.Errorf("table sink %s, commit epoch %d: %w", c.name, e, err)
+	}
+	if c.report == nil {
+		return nil
+	}
+	// Report the table's committed epoch, not e: after a restore the
+	// runtime re-commits epochs that a later checkpoint had already
+	// committed (a checkpoint taken before an older one's commit holds
+	// both), and the meta service refuses a report that goes backwards.
+	ce, err := c.table.CommittedEpoch()
+	if err != nil {
+		return fmt.Errorf("table sink %s: committed epoch: %w", c.name, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.ReportTimeout)
+	defer cancel()
+	if err := c.report.CommitEpoch(ctx, c.name, max(ce, e)); err != nil {
+		return fmt.Errorf("table sink %s: report of committed epoch %d: %w", c.name, max(ce, e), err)
+	}
+	return nil
+}
