@@ -209,3 +209,5 @@ func oracleRows(t *testing.T, db *duckdb.DB, q string, tables map[string]map[int
 	sort.Strings(out)
 	return out
 }
+
+func (e *failingEndpoints) SinkParallelism() int { return 0 }

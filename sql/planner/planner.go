@@ -6,6 +6,7 @@ import (
 
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/agg"
 	"github.com/stratadb/strata/sql/expr"
@@ -24,6 +25,9 @@ type Endpoints interface {
 	// Sink returns subtask i of the vertex that receives the job's output
 	// changelog.
 	Sink(subtask int) operator.Operator
+	// SinkParallelism is the sink's number of subtasks; 0 means the
+	// parallelism of the job's last step.
+	SinkParallelism() int
 }
 
 // Mode is a changelog mode.
@@ -95,10 +99,29 @@ func Build(name string, p plan.Node, ep Endpoints, opts Options) (*Job, error) {
 		return nil, err
 	}
 	sink := b.vertexName("sink")
-	b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: sink, Parallelism: out.par,
+	sinkPar := ep.SinkParallelism()
+	if sinkPar < 1 {
+		sinkPar = out.par
+	}
+	b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: sink, Parallelism: sinkPar,
 		NewOperator: func(i int) operator.Operator { return ep.Sink(i) }})
-	b.job.Edges = append(b.job.Edges, graph.Edge{From: out.vertex, To: sink, Partitioning: graph.Forward})
-	b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d)", sink, out.par))
+	edge := graph.Edge{From: out.vertex, To: sink, Partitioning: graph.Forward}
+	if sinkPar != out.par {
+		// Gather into one sink subtask: each key's changes come from one
+		// upstream subtask (the exchange before a stateful step is by key)
+		// and keep their order on the way. Spreading over several sink
+		// subtasks would need the sink's key, which the plan does not know.
+		if sinkPar != 1 {
+			return nil, fmt.Errorf("planner: a sink of parallelism %d after a step of parallelism %d is not supported: %w", sinkPar, out.par, base.ErrInvalidArgument)
+		}
+		edge.Partitioning = graph.Hash
+		for i, t := range out.types {
+			edge.KeyColumns = append(edge.KeyColumns, i)
+			edge.KeyTypes = append(edge.KeyTypes, t)
+		}
+	}
+	b.job.Edges = append(b.job.Edges, edge)
+	b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d)", sink, sinkPar))
 	if err := b.job.Validate(); err != nil {
 		return nil, err
 	}

@@ -299,3 +299,5 @@ func TestExplainAndRefusal(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+func (e *endpoints) SinkParallelism() int { return 0 }
