@@ -1,0 +1,219 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/epoch"
+)
+
+// Reader reads an external input by position, a transaction at a time.
+type Reader interface {
+	// Next returns the rows of the transaction at pos and the position
+	// after it, or a nil chunk when nothing new is available yet. It must
+	// not block for long.
+	Next(pos uint64) (*types.Chunk, uint64, error)
+}
+
+// Clock is the part of the meta service an ingest source needs
+// (meta.Service's CurrentEpoch and WaitEpoch).
+type Clock interface {
+	CurrentEpoch(ctx context.Context) (epoch.Info, error)
+	WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error)
+}
+
+// Config describes an ingest source subtask.
+type Config struct {
+	Reader Reader
+	Clock  Clock
+	// Name is the source's name, for messages.
+	Name string
+	// StartEpoch is the first epoch the job closes (default 1); every
+	// subtask of a job must use the same.
+	StartEpoch base.Epoch
+	// UntilEpoch, when not zero, makes the source finish after closing it.
+	UntilEpoch base.Epoch
+	// Idle is how long Next waits when the input has nothing new (default
+	// 1 ms).
+	Idle time.Duration
+	// KeepPairs is how many recent (epoch, position) pairs the checkpoint
+	// keeps (default 64).
+	KeepPairs int
+}
+
+// Pair records that epoch Epoch was closed at Position.
+type Pair struct {
+	Epoch    base.Epoch `json:"epoch"`
+	Position uint64     `json:"position"`
+}
+
+// Source is one subtask of an ingest source; see the package doc.
+type Source struct {
+	cfg    Config
+	ctx    *operator.Context
+	pos    uint64
+	closed base.Epoch
+	pairs  []Pair // ascending epochs
+	clock  atomic.Uint64
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New returns an ingest source subtask.
+func New(cfg Config) *Source {
+	if cfg.StartEpoch == 0 {
+		cfg.StartEpoch = 1
+	}
+	if cfg.Idle == 0 {
+		cfg.Idle = time.Millisecond
+	}
+	if cfg.KeepPairs == 0 {
+		cfg.KeepPairs = 64
+	}
+	return &Source{cfg: cfg, closed: cfg.StartEpoch - 1}
+}
+
+const stateKey = "ingest-source"
+
+type persisted struct {
+	Position uint64     `json:"position"`
+	Closed   base.Epoch `json:"closed"`
+	Pairs    []Pair     `json:"pairs,omitempty"`
+}
+
+// Open implements operator.Source: restore the position and pairs, and
+// start following the epoch clock.
+func (s *Source) Open(ctx *operator.Context) error {
+	s.ctx = ctx
+	b, ok, err := ctx.State.OperatorValue(stateKey).Get()
+	if err != nil {
+		return err
+	}
+	if ok {
+		var p persisted
+		if err := json.Unmarshal(b, &p); err != nil {
+			return fmt.Errorf("ingest source %s: checkpointed state: %v: %w", s.cfg.Name, err, base.ErrCorruption)
+		}
+		s.pos, s.closed, s.pairs = p.Position, p.Closed, p.Pairs
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	info, err := s.cfg.Clock.CurrentEpoch(cctx)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("ingest source %s: epoch clock: %w", s.cfg.Name, err)
+	}
+	s.clock.Store(uint64(info.Epoch))
+	s.wg.Add(1)
+	go s.follow(cctx, info.Epoch)
+	return nil
+}
+
+// follow keeps s.clock at the clock's open epoch, waiting without polling.
+func (s *Source) follow(ctx context.Context, cur base.Epoch) {
+	defer s.wg.Done()
+	for {
+		info, err := s.cfg.Clock.WaitEpoch(ctx, cur)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // the service is away; retry
+			continue
+		}
+		cur = info.Epoch
+		s.clock.Store(uint64(cur))
+	}
+}
+
+// replayPair returns the recorded pair of the next epoch to close, if a
+// previous run recorded one.
+func (s *Source) replayPair() (Pair, bool) {
+	for _, p := range s.pairs {
+		if p.Epoch == s.closed+1 {
+			return p, true
+		}
+	}
+	return Pair{}, false
+}
+
+// closeEpoch closes the open epoch at the current position and records
+// the pair (a replayed pair is recorded already; record keeps one).
+func (s *Source) closeEpoch() operator.Item {
+	s.closed++
+	s.record(Pair{Epoch: s.closed, Position: s.pos})
+	return operator.Item{Epoch: s.closed}
+}
+
+func (s *Source) record(p Pair) {
+	n := len(s.pairs)
+	if n > 0 && s.pairs[n-1].Epoch >= p.Epoch {
+		return
+	}
+	s.pairs = append(s.pairs, p)
+	if len(s.pairs) > s.cfg.KeepPairs {
+		s.pairs = append(s.pairs[:0], s.pairs[len(s.pairs)-s.cfg.KeepPairs:]...)
+	}
+}
+
+// Next implements operator.Source.
+func (s *Source) Next() (operator.Item, error) {
+	if s.cfg.UntilEpoch != 0 && s.closed >= s.cfg.UntilEpoch {
+		return operator.Item{Done: true}, nil
+	}
+	if p, ok := s.replayPair(); ok {
+		switch {
+		case s.pos == p.Position:
+			return s.closeEpoch(), nil
+		case s.pos > p.Position:
+			return operator.Item{}, fmt.Errorf("ingest source %s: replay passed position %d where epoch %d was closed (at %d): %w",
+				s.cfg.Name, p.Position, p.Epoch, s.pos, base.ErrCorruption)
+		}
+		return s.read() // read up to the recorded position
+	}
+	if base.Epoch(s.clock.Load()) > s.closed+1 {
+		return s.closeEpoch(), nil
+	}
+	return s.read()
+}
+
+func (s *Source) read() (operator.Item, error) {
+	c, next, err := s.cfg.Reader.Next(s.pos)
+	if err != nil {
+		return operator.Item{}, fmt.Errorf("ingest source %s at position %d: %w", s.cfg.Name, s.pos, err)
+	}
+	if c == nil {
+		time.Sleep(s.cfg.Idle)
+		return operator.Item{}, nil
+	}
+	s.pos = next
+	return operator.Item{Chunk: c}, nil
+}
+
+// Snapshot implements operator.Source.
+func (s *Source) Snapshot(base.CheckpointID) error {
+	b, err := json.Marshal(persisted{Position: s.pos, Closed: s.closed, Pairs: s.pairs})
+	if err != nil {
+		return err
+	}
+	return s.ctx.State.OperatorValue(stateKey).Set(b)
+}
+
+// NotifyComplete implements operator.Source.
+func (s *Source) NotifyComplete(base.CheckpointID) error { return nil }
+
+// Close implements operator.Source: stop following the clock.
+func (s *Source) Close() error {
+	if s.stop != nil {
+		s.stop()
+		s.wg.Wait()
+	}
+	return nil
+}
