@@ -32,9 +32,10 @@ import (
 // padded row directly.
 //
 // Output is consolidated per epoch: changes to the same output row within
-// an epoch cancel, and OnEpoch emits the net changes as +I and -D rows in
-// the order of their encoding, so the epoch's output does not depend on
-// the arrival order of its input. The pending changes are operator state,
+// an epoch cancel, and OnEpoch emits the net changes, first every -D then
+// every +I, each in the order of their encoding, so the epoch's output
+// does not depend on the arrival order of its input and a sink keyed by a
+// primary key sees a key's old row go before its new one comes. The pending changes are operator state,
 // so a checkpoint in the middle of an epoch keeps them.
 type Join struct {
 	operator.Base
@@ -267,19 +268,27 @@ func (j *Join) OnEpoch(base.Epoch) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// Retractions go first: a sink keyed differently from the join (a
+	// table's primary key) must see a key's old row deleted before its new
+	// row arrives, never the other way round.
 	out := types.NewChunk(j.outT, len(keys))
-	for _, k := range keys {
-		row, _, err := types.DecodeRow([]byte(k), j.outT)
-		if err != nil {
-			return err
-		}
-		n := j.pending[k]
-		kind := types.Insert
-		if n < 0 {
-			kind, n = types.Delete, -n
-		}
-		for range n {
-			out.Append(kind, row)
+	for _, retract := range []bool{true, false} {
+		for _, k := range keys {
+			n := j.pending[k]
+			if (n < 0) != retract {
+				continue
+			}
+			row, _, err := types.DecodeRow([]byte(k), j.outT)
+			if err != nil {
+				return err
+			}
+			kind := types.Insert
+			if n < 0 {
+				kind, n = types.Delete, -n
+			}
+			for range n {
+				out.Append(kind, row)
+			}
 		}
 	}
 	clear(j.pending)
