@@ -58,7 +58,8 @@ type Service interface {
 	WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error)
 	// CommitEpoch reports that table has committed every change of every
 	// epoch up to e. Repeats are accepted; a report below the committed
-	// epoch is refused with version.ErrEpochBackwards.
+	// epoch is refused with version.ErrEpochBackwards, and a report of an
+	// epoch the clock has not opened yet with base.ErrInvalidArgument.
 	CommitEpoch(ctx context.Context, table catalog.ObjectName, e base.Epoch) error
 	// CommittedEpoch returns a table's committed epoch (zero Epoch when
 	// nothing was committed yet).

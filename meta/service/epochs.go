@@ -24,6 +24,12 @@ func (m *Meta) CurrentEpoch(context.Context) (epoch.Info, error) {
 // WaitEpoch implements meta.Service; it blocks on the clock's broadcast,
 // not on the service's mutex.
 func (m *Meta) WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error) {
+	// A closed service answers ErrClosed like every other call, also when
+	// the stopped clock is past after.
+	if err := m.lock(); err != nil {
+		return epoch.Info{}, err
+	}
+	m.mu.Unlock()
 	return m.clock.Wait(ctx, after)
 }
 

@@ -101,6 +101,13 @@ func (m *Meta) Heartbeat(ctx context.Context, hb meta.Heartbeat) error {
 		return fmt.Errorf("job %q: heartbeat reports checkpoint %d, below its last completed checkpoint %d: %w", hb.Job, hb.Checkpoint, js.rec.Checkpoint, base.ErrConflict)
 	}
 	now := m.opts.Time.Now()
+	if m.lost(js, now) {
+		// The job was lost: its pins lapsed and stay lapsed; the job comes
+		// back without them.
+		if err := m.dropPinsLocked(ctx, m.mu.pins.Held(hb.Job), fmt.Sprintf("pins of lost job %q", hb.Job)); err != nil {
+			return err
+		}
+	}
 	rec := jobRecord{Status: hb.Status, Checkpoint: hb.Checkpoint, Reason: hb.Reason}
 	if rec != js.rec {
 		var b store.Batch

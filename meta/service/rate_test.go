@@ -80,11 +80,13 @@ func measureRate(t testing.TB, interval, d time.Duration, waiters int) rateResul
 	return res
 }
 
-// TestEpochClockRate50ms runs the clock at 50 ms for 10 s, as DESIGN.md
-// promises, and reports the achieved rate and the CPU used meanwhile by the
-// whole process (clock, bbolt store, 8 waiting sources). It fails only on a
-// gross miss (a third of the epochs lost, or a busy core), never on the
-// jitter of a shared machine; the figures are in the log (-v).
+// TestEpochClockRate50ms runs the clock at 50 ms for 10 s, as issue and
+// DESIGN.md promise, and checks the achieved rate (within 10%) and the CPU
+// the whole process uses meanwhile (clock, bbolt store, 8 waiting sources;
+// under 2% of a core). The clock schedules each epoch from the wall clock,
+// so jitter does not accumulate and a loaded machine still keeps the rate;
+// a polling wait (a 1 ms loop costs about 5% of a core here) fails the CPU
+// check. The figures are in the log (-v).
 func TestEpochClockRate50ms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 10 s")
@@ -96,10 +98,10 @@ func TestEpochClockRate50ms(t *testing.T) {
 	cpuShare := float64(r.cpu) / float64(r.elapsed)
 	t.Logf("50 ms clock: %d epochs in %v = %.2f/s (ideal 20/s, deviation %+.2f%%, within 10%%: %v); CPU %v = %.3f%% of one core; %d waiter wake-ups, %d epochs skipped by waiters",
 		r.opened, r.elapsed.Round(time.Millisecond), rate, 100*dev, dev > -0.1 && dev < 0.1, r.cpu, 100*cpuShare, r.wakeups, r.missedWakeups)
-	if dev < -0.33 || dev > 0.1 {
+	if dev < -0.1 || dev > 0.1 {
 		t.Errorf("the clock opened %d epochs where %0.f were due", r.opened, r.want)
 	}
-	if cpuShare > 0.25 {
+	if cpuShare > 0.02 {
 		t.Errorf("an idle clock used %.1f%% of a core", 100*cpuShare)
 	}
 }

@@ -337,3 +337,44 @@ func TestSweepWritesInChunks(t *testing.T) {
 		}
 	}
 }
+
+// A pin that lapsed because its holder job was lost stays lapsed: neither
+// a later heartbeat of the job nor a restart of the service brings it
+// back, once anyone (snapshot expiration, through PinnedEpoch) saw it dead.
+func TestLapsedPinsStayLapsed(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMemory()
+	m, mc := manualService(t, st)
+	setup(t, m)
+	tb := catalog.Name("d", "t")
+	if err := m.CommitEpoch(ctx, tb, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Heartbeat(ctx, meta.Heartbeat{Job: "ing", Status: meta.JobRunning}); err != nil {
+		t.Fatal(err)
+	}
+	pin, err := m.AcquireVersion(ctx, meta.VersionRequest{Tables: []catalog.ObjectName{tb}, Mode: version.Weak, Holder: "ing", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.Advance(11 * time.Second) // past the heartbeat timeout: the job is lost
+	if _, pinned, err := m.PinnedEpoch(ctx, tb); err != nil || pinned {
+		t.Fatalf("PinnedEpoch of a lost job's pin: pinned %v, %v", pinned, err)
+	}
+	// The job comes back: its pin does not.
+	if err := m.Heartbeat(ctx, meta.Heartbeat{Job: "ing", Status: meta.JobRunning}); err != nil {
+		t.Fatal(err)
+	}
+	if _, pinned, _ := m.PinnedEpoch(ctx, tb); pinned {
+		t.Fatal("the pin came back with its job's heartbeat")
+	}
+	if _, err := m.RenewPin(ctx, pin.Pin, time.Hour); !errors.Is(err, base.ErrNotFound) {
+		t.Fatalf("RenewPin of a lapsed pin: %v", err)
+	}
+	// Nor after a restart.
+	_ = m.Close()
+	m2 := openT(t, Options{Store: st, EpochInterval: time.Second, HeartbeatTimeout: 10 * time.Second, PinTTL: time.Minute, SweepInterval: time.Hour, Time: mc, Logger: quiet})
+	if _, pinned, _ := m2.PinnedEpoch(ctx, tb); pinned {
+		t.Fatal("the pin came back after a restart")
+	}
+}

@@ -104,6 +104,9 @@ func (m *Meta) RenewPin(ctx context.Context, id version.PinID, ttl time.Duration
 		return time.Time{}, err
 	}
 	if !m.livePinLocked(p, now) {
+		if err := m.dropLapsedPinsLocked(ctx, now); err != nil {
+			return time.Time{}, err
+		}
 		return time.Time{}, fmt.Errorf("pin %d of %q has lapsed: %w", id, p.Holder, base.ErrNotFound)
 	}
 	p.Expires = now.Add(ttl)
@@ -143,12 +146,18 @@ func (m *Meta) ReleasePin(ctx context.Context, id version.PinID) error {
 // PinnedEpoch implements meta.Service. It counts only live pins, so an
 // expired pin or one of a lost job stops holding snapshots at once, without
 // waiting for the sweeper.
-func (m *Meta) PinnedEpoch(_ context.Context, table catalog.ObjectName) (base.Epoch, bool, error) {
+func (m *Meta) PinnedEpoch(ctx context.Context, table catalog.ObjectName) (base.Epoch, bool, error) {
 	if err := m.lock(); err != nil {
 		return 0, false, err
 	}
 	defer m.mu.Unlock()
 	now := m.opts.Time.Now()
+	// A pin found dead here lets snapshot expiration drop what it held, so
+	// its death must be final: delete it durably before answering, lest a
+	// heartbeat or a restart bring its holder back and the pin with it.
+	if err := m.dropLapsedPinsLocked(ctx, now); err != nil {
+		return 0, false, err
+	}
 	var low base.Epoch
 	found := false
 	for _, p := range m.mu.pins.All() {
@@ -161,6 +170,37 @@ func (m *Meta) PinnedEpoch(_ context.Context, table catalog.ObjectName) (base.Ep
 		}
 	}
 	return low, found, nil
+}
+
+// dropLapsedPinsLocked deletes, durably, every pin that is no longer live
+// (expired, or held by a lost job), so that a lapse is final.
+func (m *Meta) dropLapsedPinsLocked(ctx context.Context, now time.Time) error {
+	var dead []version.PinID
+	for _, p := range m.mu.pins.All() {
+		if !m.livePinLocked(p, now) {
+			dead = append(dead, p.ID)
+		}
+	}
+	return m.dropPinsLocked(ctx, dead, "lapsed pins")
+}
+
+// dropPinsLocked deletes pins from the store, then from memory.
+func (m *Meta) dropPinsLocked(ctx context.Context, ids []version.PinID, why string) error {
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), sweepChunk)]
+		ids = ids[len(chunk):]
+		var b store.Batch
+		for _, id := range chunk {
+			b.Delete(pinKey(id))
+		}
+		if err := m.apply(ctx, "deletion of "+why, b); err != nil {
+			return err
+		}
+		for _, id := range chunk {
+			m.mu.pins.Remove(id)
+		}
+	}
+	return nil
 }
 
 // sweepChunk bounds the operations of one sweep write, well under etcd's
