@@ -207,6 +207,11 @@ func appendJSON(dst []byte, v jsonValue) []byte {
 	panic("types: appendJSON: bad kind")
 }
 
+// AppendJSONString appends s as a JSON string literal, quoted and escaped
+// as Postgres's escape_json does (", \, \b, \f, \n, \r, \t, other control
+// characters as \u00XX; everything else as it is).
+func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s) }
+
 // appendJSONString quotes s as Postgres's escape_json does.
 func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')

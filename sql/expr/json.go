@@ -269,35 +269,7 @@ func appendJNode(dst []byte, n jnode) []byte {
 }
 
 // appendJSONQuoted quotes s as Postgres's escape_json.
-func appendJSONQuoted(dst []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			if c < 0x20 {
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-			} else {
-				dst = append(dst, c)
-			}
-		}
-	}
-	return append(dst, '"')
-}
+func appendJSONQuoted(dst []byte, s string) []byte { return types.AppendJSONString(dst, s) }
 
 // jsonbDatum normalizes a tree into a JSONB datum.
 func jsonbDatum(n jnode) (types.Datum, error) {
