@@ -40,6 +40,10 @@ type Config struct {
 	StartEpoch base.Epoch
 	// UntilEpoch, when not zero, makes the source finish after closing it.
 	UntilEpoch base.Epoch
+	// Hold, when set, keeps a source that reached UntilEpoch from
+	// finishing while it returns true (it idles instead), so that tests can
+	// make failures happen before the job ends.
+	Hold func() bool
 	// Idle is how long Next waits when the input has nothing new (default
 	// 1 ms).
 	Idle time.Duration
@@ -166,6 +170,10 @@ func (s *Source) record(p Pair) {
 // Next implements operator.Source.
 func (s *Source) Next() (operator.Item, error) {
 	if s.cfg.UntilEpoch != 0 && s.closed >= s.cfg.UntilEpoch {
+		if s.cfg.Hold != nil && s.cfg.Hold() {
+			time.Sleep(s.cfg.Idle)
+			return operator.Item{}, nil
+		}
 		return operator.Item{Done: true}, nil
 	}
 	if p, ok := s.replayPair(); ok {

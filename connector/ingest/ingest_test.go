@@ -104,7 +104,7 @@ func TestTransactionsNeverStraddleEpochs(t *testing.T) {
 	job := &graph.Job{Name: "ingest",
 		Vertices: []graph.Vertex{
 			{Name: "src", Parallelism: 1, NewSource: func(int) operator.Source {
-				return ingest.New(ingest.Config{Reader: log, Clock: svc, Name: "orders", StartEpoch: start.Epoch, UntilEpoch: until})
+				return ingest.New(ingest.Config{Reader: log, Clock: svc, Name: "orders", StartEpoch: start.Epoch, UntilEpoch: until, Hold: in.Pending})
 			}},
 			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
 				return testkit.Failing{Operator: tablesink.Sink(tb, name, "ingest", svc), In: in, Where: "sink"}
