@@ -8,10 +8,16 @@
 // sinks commit one snapshot per epoch and report committed epochs
 // (connector/tablesink), and table sources replay a table's changelog
 // epoch by epoch into the jobs downstream (connector/tablesource); the
-// SQL planner builds view jobs over them. This package holds the read
-// side, ReadConsistent: it asks the meta service for a consistent version
-// of a set of tables (related tables at one epoch, in strong or weak
-// mode), pins it while it reads, and reads each table at its epoch.
+// SQL planner builds view jobs over them. This package holds:
+//
+//   - RunJob, a job's lifecycle under the meta service: it registers the
+//     job's reads and writes before it starts (a cycle or a second writer
+//     is refused and the job never runs), heartbeats with its status and
+//     last checkpoint while it runs, and reports FINISHED or FAILED;
+//   - ReadConsistent, the read side: it asks the meta service for a
+//     consistent version of a set of tables (related tables at one epoch,
+//     in strong or weak mode), pins it while it reads, and reads each table
+//     at its epoch.
 //
 // TestTopologyFLIP276 runs FLIP-276's example end to end: a change stream
 // into T1, T2 derived from T1, T3 joining T1 and T2, three independent jobs
