@@ -50,6 +50,10 @@ type Config struct {
 	// KeepPairs is how many recent (epoch, position) pairs the checkpoint
 	// keeps (default 64).
 	KeepPairs int
+	// OnClose, when set, is told every (epoch, position) at which the
+	// source closes an epoch (for tests and tracing). After a restore an
+	// epoch may be told again; the last telling is the one that counts.
+	OnClose func(Pair)
 }
 
 // Pair records that epoch Epoch was closed at Position.
@@ -152,7 +156,11 @@ func (s *Source) replayPair() (Pair, bool) {
 // the pair (a replayed pair is recorded already; record keeps one).
 func (s *Source) closeEpoch() operator.Item {
 	s.closed++
-	s.record(Pair{Epoch: s.closed, Position: s.pos})
+	p := Pair{Epoch: s.closed, Position: s.pos}
+	s.record(p)
+	if s.cfg.OnClose != nil {
+		s.cfg.OnClose(p)
+	}
 	return operator.Item{Epoch: s.closed}
 }
 
