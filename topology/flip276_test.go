@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,6 +94,19 @@ func (e *flipEndpoints) SinkParallelism() int                 { return 1 }
 // consequences (in T1, T2 and T3) are visible or none is; at the end every
 // table equals a re-computation from the change stream.
 func TestTopologyFLIP276(t *testing.T) {
+	runFLIP276(t, barrier.PolicyAlignedTimeout, 0)
+}
+
+// TestTopologyFLIP276Backpressure is the same with unaligned checkpoints
+// and job 2 throttled (its projection sleeps 80 ms per chunk, slower than
+// the stream): reads stay consistent, job 2's checkpoints keep completing
+// under backpressure, T2 falls behind T1 while the stream runs and catches
+// up after it ends.
+func TestTopologyFLIP276Backpressure(t *testing.T) {
+	runFLIP276(t, barrier.PolicyUnaligned, 80*time.Millisecond)
+}
+
+func runFLIP276(t *testing.T, policy barrier.Policy, throttle time.Duration) {
 	ctx := context.Background()
 	svc, err := service.Open(ctx, service.Options{Store: store.NewMemory(), EpochInterval: 50 * time.Millisecond, HeartbeatTimeout: time.Hour})
 	if err != nil {
@@ -157,17 +171,21 @@ func TestTopologyFLIP276(t *testing.T) {
 		}
 	}()
 
+	var job2Checkpoints atomic.Int32
 	runJob := func(job *graph.Job, in *testkit.Injector) error {
 		rctx, cancel := context.WithTimeout(ctx, *flipDuration+2*time.Minute)
 		defer cancel()
 		return task.Run(rctx, job, task.Options{
-			Policy: barrier.PolicyAlignedTimeout, AlignmentTimeout: 5 * time.Millisecond,
+			Policy: policy, AlignmentTimeout: 5 * time.Millisecond,
 			CheckpointInterval: 20 * time.Millisecond, TolerableFailures: 1000,
 			Storage: checkpoint.NewStorage(checkpoint.OSFS{}, t.TempDir(), 2),
 			Restart: task.RestartStrategy{MaxAttempts: 1000, Delay: 5 * time.Millisecond},
 			OnEvent: func(e task.Event) {
 				if e.Kind == task.CheckpointCompleted {
 					in.CheckpointCompleted()
+					if job.Name == "job2" {
+						job2Checkpoints.Add(1)
+					}
 				}
 			},
 		})
@@ -206,6 +224,9 @@ func TestTopologyFLIP276(t *testing.T) {
 			return failing(in, name+" sink", tablesink.Sink(out, outName, name, svc))
 		}}
 		job, err := planner.Build(name, p, ep, planner.Options{Parallelism: 2, Wrap: func(kind string, op operator.Operator) operator.Operator {
+			if name == "job2" && kind == "project" && throttle > 0 {
+				op = testkit.Throttle{Operator: op, Delay: throttle}
+			}
 			return failing(in, name+" "+kind, op)
 		}})
 		must(err)
@@ -225,7 +246,7 @@ func TestTopologyFLIP276(t *testing.T) {
 
 	read := map[catalog.ObjectName]*table.Table{n1: t1, n2: t2, n3: t3}
 	reads, withData := 0, 0
-	var last base.Epoch
+	var last, maxLag base.Epoch
 	check := func() {
 		rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -247,6 +268,11 @@ func TestTopologyFLIP276(t *testing.T) {
 		}
 		if len(r.Rows[n1]) > 0 {
 			withData++
+		}
+		c1, err1 := svc.CommittedEpoch(rctx, n1)
+		c2, err2 := svc.CommittedEpoch(rctx, n2)
+		if err1 == nil && err2 == nil && c1.Epoch > c2.Epoch {
+			maxLag = max(maxLag, c1.Epoch-c2.Epoch)
 		}
 	}
 	for loop := true; loop; {
@@ -307,7 +333,11 @@ func TestTopologyFLIP276(t *testing.T) {
 			t.Fatalf("epoch %d: %s", e, msg)
 		}
 	}
-	t.Logf("%d changes, %d epochs, %d injected failures, %d consistent reads (%d with data), none torn; every epoch equals its source prefix", log.n, epochs, failures, reads, withData)
+	if throttle > 0 && (maxLag < 3 || job2Checkpoints.Load() < 10) {
+		t.Fatalf("throttled job 2: T2 lagged at most %d epochs behind T1, %d checkpoints completed", maxLag, job2Checkpoints.Load())
+	}
+	t.Logf("%s: %d changes, %d epochs, %d injected failures, %d consistent reads (%d with data), none torn; every epoch equals its source prefix; T2 lagged up to %d epochs, job 2 completed %d checkpoints",
+		policy, log.n, epochs, failures, reads, withData, maxLag, job2Checkpoints.Load())
 }
 
 // torn checks t2 = {(k, 2 ver)} and t3 = {(k, ver, 2 ver)} for t1's rows.
