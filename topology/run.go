@@ -107,14 +107,13 @@ func RunJob(ctx context.Context, svc meta.Service, def catalog.Job, job *graph.J
 // registration of the same name has the same reads and writes.
 func register(ctx context.Context, svc meta.Service, def catalog.Job) error {
 	err := svc.RegisterJob(ctx, def)
-	if err == nil || !errors.Is(err, base.ErrConflict) {
-		if err != nil {
-			return fmt.Errorf("job %q cannot start: %w", def.Name, err)
-		}
+	if err == nil {
 		return nil
 	}
+	// A refused registration (cycle, second writer, unknown table) stays
+	// refused; only "already registered" needs a look at the registration.
 	info, jerr := svc.Job(ctx, def.Name)
-	if jerr != nil {
+	if !errors.Is(err, base.ErrConflict) || jerr != nil {
 		return fmt.Errorf("job %q cannot start: %w", def.Name, err)
 	}
 	if !sameNames(info.Job.Reads, def.Reads) || !sameNames(info.Job.Writes, def.Writes) {

@@ -11,9 +11,10 @@
 // snapshot. The source closes epochs in order without gaps (the runtime's
 // invariant epoch-sequence): at the end of a snapshot of epoch E it closes
 // every epoch up to E, and when it has caught up it closes every epoch up
-// to the table's committed epoch. It reads the committed epoch before it
-// asks the stream for more, so an epoch is closed only after the snapshots
-// published before the epoch was marked committed have been delivered.
+// to the table's committed epoch. Once caught up it reads the committed
+// epoch and then asks the stream once more, so an epoch is closed only
+// after the snapshots published before the epoch was marked committed have
+// been delivered.
 //
 // A job that reads several tables has a source per table; the operators
 // that join them align epoch barriers on all inputs, so their output for

@@ -110,32 +110,40 @@ func (s *Source) Next() (operator.Item, error) {
 	if err := s.open(); err != nil {
 		return operator.Item{}, err
 	}
-	// Read the committed epoch before asking for more: snapshots published
-	// before it was raised are then visible to Next.
-	committed, err := s.stream.CommittedEpoch()
-	if err != nil {
-		return operator.Item{}, fmt.Errorf("table source %s: %w", s.cfg.Name, err)
-	}
 	b, ok, err := s.stream.Next()
 	if err != nil {
 		return operator.Item{}, fmt.Errorf("table source %s: %w", s.cfg.Name, err)
 	}
-	if ok {
-		if b.Epoch > s.closed+1 {
-			// Epochs between (which changed nothing) close first: no change
-			// of a later epoch goes out before their barriers.
-			s.closeTo = max(s.closeTo, b.Epoch-1)
-			s.held = &b
+	if !ok {
+		// Caught up. Read the committed epoch, then look once more:
+		// snapshots published before the epoch was raised are visible now,
+		// so if the stream is still empty, every change up to that epoch
+		// has been emitted. (Reading it only here keeps the marker file off
+		// the path of every batch.)
+		committed, err := s.stream.CommittedEpoch()
+		if err != nil {
+			return operator.Item{}, fmt.Errorf("table source %s: %w", s.cfg.Name, err)
+		}
+		if b, ok, err = s.stream.Next(); err != nil {
+			return operator.Item{}, fmt.Errorf("table source %s: %w", s.cfg.Name, err)
+		}
+		if !ok {
+			if c := s.bound(committed); c > s.closeTo {
+				s.closeTo = c
+				return operator.Item{}, nil
+			}
+			time.Sleep(s.cfg.Idle)
 			return operator.Item{}, nil
 		}
-		return s.emit(&b), nil
 	}
-	if c := s.bound(committed); c > s.closeTo {
-		s.closeTo = c
+	if b.Epoch > s.closed+1 {
+		// Epochs between (which changed nothing) close first: no change of
+		// a later epoch goes out before their barriers.
+		s.closeTo = max(s.closeTo, b.Epoch-1)
+		s.held = &b
 		return operator.Item{}, nil
 	}
-	time.Sleep(s.cfg.Idle)
-	return operator.Item{}, nil
+	return s.emit(&b), nil
 }
 
 // emit returns a batch's changes and advances the position past it.

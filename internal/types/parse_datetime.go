@@ -1,6 +1,11 @@
 package types
 
 import (
+	// Named zones (SET TIME ZONE, 'Europe/Paris' in literals) must not
+	// depend on the machine's zoneinfo files: the binary carries the
+	// database (about 450 KB).
+	_ "time/tzdata"
+
 	"fmt"
 	"math"
 	"strconv"

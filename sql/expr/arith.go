@@ -305,14 +305,15 @@ func roundNumeric(d *apd.Decimal, scale int64) (types.Datum, error) {
 	return numericResult(r, c, err)
 }
 
-func floatCheck(name string, r float64, inputsInf bool, zeroOK bool) (float64, error) {
+// floatCheck is Postgres's check_float8_val: an infinity from finite inputs
+// is an overflow, a zero where zero is not allowed an underflow.
+func floatCheck(r float64, inputsInf bool, zeroOK bool) (float64, error) {
 	if math.IsInf(r, 0) && !inputsInf {
 		return 0, errorf(sqlerr.NumericValueOutOfRange, "value out of range: overflow")
 	}
 	if r == 0 && !zeroOK {
 		return 0, errorf(sqlerr.NumericValueOutOfRange, "value out of range: underflow")
 	}
-	_ = name
 	return r, nil
 }
 
@@ -338,7 +339,7 @@ func floatArith(k types.Kind, op byte, a, b float64) (types.Datum, error) {
 	if k == types.KindFloat32 {
 		r = float64(float32(r))
 	}
-	r, err := floatCheck("", r, anyInf, zeroOK)
+	r, err := floatCheck(r, anyInf, zeroOK)
 	if err != nil {
 		return types.Null, err
 	}

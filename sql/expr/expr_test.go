@@ -78,7 +78,7 @@ func call(t *testing.T, ctx *Context, op string, args ...types.Datum) (types.Dat
 func TestArithmetic(t *testing.T) {
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
-		t.Skip("no time zone database")
+		t.Fatal("time zone database:", err)
 	}
 	utc := &Context{}
 	inParis := &Context{Loc: paris}
@@ -245,7 +245,7 @@ func TestStatementTime(t *testing.T) {
 	at := time.Date(2024, 3, 31, 23, 30, 0, 0, time.UTC)
 	tokyo, err := time.LoadLocation("Asia/Tokyo")
 	if err != nil {
-		t.Skip("no time zone database")
+		t.Fatal("time zone database:", err)
 	}
 	ctx := &Context{Now: at, Loc: tokyo}
 	for name, want := range map[string]string{"now": "2024-04-01 08:30:00+09", "current_date": "2024-04-01"} {
