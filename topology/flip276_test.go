@@ -336,7 +336,7 @@ func runFLIP276(t *testing.T, policy barrier.Policy, throttle time.Duration) {
 	if throttle > 0 && (maxLag < 3 || job2Checkpoints.Load() < 10) {
 		t.Fatalf("throttled job 2: T2 lagged at most %d epochs behind T1, %d checkpoints completed", maxLag, job2Checkpoints.Load())
 	}
-	t.Logf("%s: %d changes, %d epochs, %d injected failures, %d consistent reads (%d with data), none torn; every epoch equals its source prefix; T2 lagged up to %d epochs, job 2 completed %d checkpoints",
+	t.Logf("checkpoint mode %s: %d changes, %d epochs, %d injected failures, %d consistent reads (%d with data), none torn; every epoch equals its source prefix; T2 lagged up to %d epochs, job 2 completed %d checkpoints",
 		policy, log.n, epochs, failures, reads, withData, maxLag, job2Checkpoints.Load())
 }
 

@@ -62,9 +62,9 @@ checkpoint mode, and prints checkpoint duration p50/p99, channel-state bytes and
 				return err
 			}
 			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
-				s := fmt.Sprintf("%-10s %10s %10s %16s %14s\n", "mode", "p50 ms", "p99 ms", "channel bytes", "rows/s")
+				s := fmt.Sprintf("%-10s %12s %10s %10s %16s %14s\n", "mode", "checkpoints", "p50 ms", "p99 ms", "channel bytes", "rows/s")
 				for _, m := range res.Modes {
-					s += fmt.Sprintf("%-10s %10.1f %10.1f %16d %14.0f\n", m.Mode, m.P50Ms, m.P99Ms, m.ChannelStateBytes, m.RowsPerSec)
+					s += fmt.Sprintf("%-10s %12d %10.1f %10.1f %16d %14.0f\n", m.Mode, m.Checkpoints, m.P50Ms, m.P99Ms, m.ChannelStateBytes, m.RowsPerSec)
 				}
 				return s
 			})
@@ -72,6 +72,7 @@ checkpoint mode, and prints checkpoint duration p50/p99, channel-state bytes and
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	cmd.Flags().DurationVar(&cfg.Duration, "duration", 0, "how long each mode runs (default 5s)")
+	cmd.Flags().DurationVar(&cfg.Interval, "interval", 0, "checkpoint interval (default 500ms)")
 	return cmd
 }
 
@@ -98,13 +99,14 @@ func newBenchPipelineCommand() *cobra.Command {
 				return err
 			}
 			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
-				return fmt.Sprintf("rows/s with checkpoints every %v: %.0f\nrows/s without checkpoints: %.0f\ngenerator alone, rows/s: %.0f\ngenerator through the engine, rows/s: %.0f\nper core (%d cores): %.0f rows/s\n",
-					orDefault(cfg.Interval, time.Second), res.RowsPerSec, res.RowsPerSecNoCheckpoint, res.GeneratorRowsPerSec, res.GeneratorJobRowsPerSec, res.Cores, res.RowsPerSecPerCore)
+				return fmt.Sprintf("rows/s with checkpoints every %v (%d completed): %.0f\nrows/s without checkpoints: %.0f\ngenerator alone, rows/s: %.0f\ngenerator through the engine, rows/s: %.0f\nper core (%d cores): %.0f rows/s\n",
+					orDefault(cfg.Interval, time.Second), res.Checkpoints, res.RowsPerSec, res.RowsPerSecNoCheckpoint, res.GeneratorRowsPerSec, res.GeneratorJobRowsPerSec, res.Cores, res.RowsPerSecPerCore)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	cmd.Flags().DurationVar(&cfg.Duration, "duration", 0, "how long each run lasts (default 5s)")
+	cmd.Flags().DurationVar(&cfg.Interval, "interval", 0, "checkpoint interval of the checkpointed run (default 1s)")
 	return cmd
 }
 
@@ -164,5 +166,6 @@ compacted Parquet files with DuckDB's read_parquet.`,
 	cmd.Flags().IntVar(&cfg.Rows, "rows", cfg.Rows, "upserts to write")
 	cmd.Flags().IntVar(&cfg.Keys, "keys", cfg.Keys, "distinct keys")
 	cmd.Flags().IntVar(&cfg.Buckets, "buckets", cfg.Buckets, "buckets")
+	cmd.Flags().IntVar(&cfg.EpochRows, "epoch-rows", cfg.EpochRows, "rows per epoch, one commit each (fewer rows per epoch: more files for merge on read)")
 	return cmd
 }

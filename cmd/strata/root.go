@@ -71,7 +71,7 @@ func buildVersion() string {
 }
 
 // errDemoNotBuilt is returned until the demo topology exists.
-var errDemoNotBuilt = errors.New("the demo is not built yet: it needs the runtime, table store, meta service and SQL layers")
+var errDemoNotBuilt = errors.New("the demo is not built yet: it waits for SQL DDL and the Nexmark generator; see the README's Status section")
 
 func newDemoCommand() *cobra.Command {
 	return &cobra.Command{

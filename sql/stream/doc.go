@@ -26,6 +26,8 @@
 //     retracted (Flink's GroupAggFunction, RisingWave's HashAggExecutor).
 //     Without GROUP BY it keeps one global row, emitted from the first
 //     epoch on, also over empty input, as SQL's global aggregate is.
+//   - Join is the equi-join of two changelogs (inner, left, right, full)
+//     with a residual predicate, its output consolidated per epoch.
 //
 // Operators take their key, argument and filter values as input columns:
 // the planner computes expressions in a Map before the exchange, so that
