@@ -53,6 +53,8 @@ const (
 	GroupingError                = "42803"
 	InvalidColumnReference       = "42P10"
 	InvalidObjectDefinition      = "42P17"
+	InvalidTableDefinition       = "42P16"
+	InvalidColumnDefinition      = "42611"
 	DependentObjectsStillExist   = "2BP01"
 	ProgramLimitExceeded         = "54000"
 	ObjectNotInPrerequisiteState = "55000"

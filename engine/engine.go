@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/meta"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/meta/service"
+	"github.com/stratadb/strata/meta/store"
+	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/table/fileio"
+)
+
+// DefaultDatabase is the database every instance has; clients that name
+// none use it.
+const DefaultDatabase = "dev"
+
+// Options configure Open.
+type Options struct {
+	// Dir is the data directory (see the package doc); created if missing.
+	Dir string
+	// EpochInterval is epoch_interval (default 1 s).
+	EpochInterval time.Duration
+	// CheckpointInterval is checkpoint_interval of every job (default 1 s).
+	CheckpointInterval time.Duration
+	// Parallelism is the parallelism of the stateful steps of view jobs
+	// (default 1).
+	Parallelism int
+	// Connectors are the ingest connectors by name, added to (and
+	// overriding) the built-in ones.
+	Connectors map[string]Connector
+	// Logger receives job failures and restarts; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Engine is an open Strata instance. Its methods are safe for concurrent
+// use.
+type Engine struct {
+	opts  Options
+	store *store.Bolt
+	meta  *service.Meta
+	fs    fileio.FS
+	log   *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// ddl serialises catalog changes with the jobs they start and stop.
+	ddl sync.Mutex
+
+	mu     sync.Mutex
+	tables map[catalog.ObjectName]*table.Table
+	jobs   map[string]*runningJob
+	dml    map[catalog.ObjectName]*dmlLog
+}
+
+// Open opens (or creates) the instance in opts.Dir, creates the default
+// database when missing and starts every job of the catalog, each resuming
+// from its latest checkpoint.
+func Open(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Dir == "" {
+		return nil, fmt.Errorf("engine: no data directory: %w", base.ErrInvalidArgument)
+	}
+	if opts.EpochInterval <= 0 {
+		opts.EpochInterval = time.Second
+	}
+	if opts.CheckpointInterval <= 0 {
+		opts.CheckpointInterval = time.Second
+	}
+	if opts.Parallelism < 1 {
+		opts.Parallelism = 1
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	conns := builtinConnectors()
+	for k, v := range opts.Connectors {
+		conns[k] = v
+	}
+	opts.Connectors = conns
+	for _, d := range []string{"warehouse", "checkpoints", "dml"} {
+		if err := os.MkdirAll(filepath.Join(opts.Dir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("engine: data directory %s: %w", opts.Dir, err)
+		}
+	}
+	st, err := store.OpenBolt(filepath.Join(opts.Dir, "meta.db"))
+	if err != nil {
+		return nil, err
+	}
+	svc, err := service.Open(ctx, service.Options{Store: st, EpochInterval: opts.EpochInterval, Logger: opts.Logger})
+	if err != nil {
+		return nil, errors.Join(err, st.Close())
+	}
+	fs, err := fileio.NewLocal(filepath.Join(opts.Dir, "warehouse"))
+	if err != nil {
+		return nil, errors.Join(err, svc.Close(), st.Close())
+	}
+	e := &Engine{opts: opts, store: st, meta: svc, fs: fs, log: opts.Logger,
+		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	cat, err := svc.Catalog(ctx)
+	if err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	if _, err := cat.Database(DefaultDatabase); errors.Is(err, base.ErrNotFound) {
+		if err := svc.CreateDatabase(ctx, catalog.Database{Name: DefaultDatabase}); err != nil {
+			return nil, errors.Join(err, e.Close())
+		}
+	}
+	if err := e.startAll(ctx); err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	return e, nil
+}
+
+// Meta returns the instance's meta service.
+func (e *Engine) Meta() meta.Service { return e.meta }
+
+// Dir returns the data directory.
+func (e *Engine) Dir() string { return e.opts.Dir }
+
+// EpochInterval returns epoch_interval.
+func (e *Engine) EpochInterval() time.Duration { return e.opts.EpochInterval }
+
+// Close stops every job (their last completed checkpoints stay for the
+// next Open), then the meta service and its store.
+func (e *Engine) Close() error {
+	e.cancel()
+	e.wg.Wait()
+	e.mu.Lock()
+	var errs []error
+	for _, l := range e.dml {
+		errs = append(errs, l.close())
+	}
+	e.dml = map[catalog.ObjectName]*dmlLog{}
+	e.mu.Unlock()
+	errs = append(errs, e.meta.Close(), e.store.Close())
+	return errors.Join(errs...)
+}
+
+// tableDir is where the table store keeps name, relative to the warehouse.
+func tableDir(name catalog.ObjectName) string { return name.Database + "/" + name.Name }
+
+// Table returns the opened table store table of a table or view.
+func (e *Engine) Table(name catalog.ObjectName) (*table.Table, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t, ok := e.tables[name]; ok {
+		return t, nil
+	}
+	t, err := table.Open(e.fs, tableDir(name))
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", name, err)
+	}
+	e.tables[name] = t
+	return t, nil
+}
+
+// Catalog returns the current catalog.
+func (e *Engine) Catalog(ctx context.Context) (*catalog.Catalog, error) { return e.meta.Catalog(ctx) }

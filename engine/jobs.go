@@ -1,0 +1,319 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/connector/tablesink"
+	"github.com/stratadb/strata/connector/tablesource"
+	"github.com/stratadb/strata/dataflow/barrier"
+	"github.com/stratadb/strata/dataflow/checkpoint"
+	"github.com/stratadb/strata/dataflow/graph"
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/dataflow/task"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/planner"
+	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/topology"
+)
+
+// Connector makes the reader of a table's ingest job from the table's
+// definition and its connector options (the WITH options that are not the
+// table store's). It refuses unknown options and bad values with an error
+// naming them; it is called once when the table is created (to check) and
+// again every time the job starts.
+type Connector func(t catalog.Table, options map[string]string) (ingest.Reader, error)
+
+// runningJob is a job running in this process.
+type runningJob struct {
+	def    catalog.Job
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	err      error
+	restarts int
+	// lastCheckpoint is the last completed checkpoint's id, duration and
+	// size.
+	lastCheckpoint task.Event
+}
+
+// JobStatus is what the engine knows about a job running in this process.
+type JobStatus struct {
+	Name     string
+	Kind     catalog.JobKind
+	Running  bool
+	Err      error
+	Restarts int
+	// LastCheckpoint is the last completed checkpoint (zero when none).
+	LastCheckpoint task.Event
+}
+
+// Jobs reports the jobs of this process, in no particular order.
+func (e *Engine) Jobs() []JobStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]JobStatus, 0, len(e.jobs))
+	for _, j := range e.jobs {
+		j.mu.Lock()
+		st := JobStatus{Name: j.def.Name, Kind: j.def.Kind, Err: j.err, Restarts: j.restarts, LastCheckpoint: j.lastCheckpoint}
+		j.mu.Unlock()
+		select {
+		case <-j.done:
+		default:
+			st.Running = true
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func (e *Engine) connector(t catalog.Table, name string, opts map[string]string) (ingest.Reader, error) {
+	f, ok := e.opts.Connectors[name]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown connector %q", t.Name.Name, name)
+	}
+	r, err := f(t, opts)
+	if err != nil {
+		return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("table %s: connector %s: %w", t.Name.Name, name, err))
+	}
+	return r, nil
+}
+
+// startAll starts every job of the catalog.
+func (e *Engine) startAll(ctx context.Context) error {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	for _, def := range cat.Jobs() {
+		if err := e.startJob(ctx, cat, def); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func columnTypes(cols []catalog.Column) []types.Type {
+	out := make([]types.Type, len(cols))
+	for i, c := range cols {
+		out[i] = c.Type
+	}
+	return out
+}
+
+// buildJob makes the dataflow job of def from the catalog.
+func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, error) {
+	if len(def.Writes) != 1 {
+		return nil, fmt.Errorf("job %q writes %d tables; this engine runs jobs that write one: %w", def.Name, len(def.Writes), base.ErrInvalidArgument)
+	}
+	t, err := cat.Table(def.Writes[0])
+	if err != nil {
+		return nil, err
+	}
+	if def.Kind == catalog.JobView {
+		return e.buildViewJob(cat, def, t)
+	}
+	var reader ingest.Reader
+	if def.Name == ingestJobName(t.Name) {
+		_, connOpts, connector := splitOptions(t.Options)
+		if reader, err = e.connector(t, connector, connOpts); err != nil {
+			return nil, err
+		}
+	} else {
+		l, err := e.dmlLog(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		reader = l
+	}
+	out, err := e.Table(t.Name)
+	if err != nil {
+		return nil, err
+	}
+	start, err := e.meta.CurrentEpoch(e.ctx)
+	if err != nil {
+		return nil, err
+	}
+	var onClose func(ingest.Pair)
+	if l, ok := reader.(*dmlLog); ok {
+		onClose = l.closed
+	}
+	return &graph.Job{Name: def.Name,
+		Vertices: []graph.Vertex{
+			{Name: "source", Parallelism: 1, NewSource: func(int) operator.Source {
+				return ingest.New(ingest.Config{Reader: reader, Clock: e.meta, Name: t.Name.String(), StartEpoch: start.Epoch, OnClose: onClose})
+			}},
+			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
+				return tablesink.Sink(out, t.Name, def.Name, e.meta)
+			}},
+		},
+		Edges: []graph.Edge{{From: "source", To: "sink", Partitioning: graph.Forward}},
+	}, nil
+}
+
+// viewEndpoints connects a view job to the table store: a table source per
+// input, the view's table as the sink.
+type viewEndpoints struct {
+	e     *Engine
+	job   string
+	cat   *catalog.Catalog
+	out   *table.Table
+	name  catalog.ObjectName
+	err   error
+	errMu sync.Mutex
+}
+
+func (v *viewEndpoints) fail(err error) {
+	v.errMu.Lock()
+	if v.err == nil {
+		v.err = err
+	}
+	v.errMu.Unlock()
+}
+
+func (v *viewEndpoints) Source(rel *plan.Relation, _ int) operator.Source {
+	// The relation is named as the query wrote it: "t" or "db.t".
+	t, err := v.e.Table((&relations{db: v.name.Database}).objectName(rel.Name))
+	if err != nil {
+		v.fail(err)
+		return failedSource{err}
+	}
+	tps := make([]types.Type, len(rel.Columns))
+	for i, c := range rel.Columns {
+		tps[i] = c.Type
+	}
+	return tablesource.New(tablesource.Config{Table: t, Name: rel.Name, Types: tps, Consumer: v.job})
+}
+
+func (v *viewEndpoints) SourceParallelism(*plan.Relation) int { return 1 }
+
+func (v *viewEndpoints) Sink(int) operator.Operator {
+	return tablesink.Sink(v.out, v.name, v.job, v.e.meta)
+}
+
+func (v *viewEndpoints) SinkParallelism() int { return 1 }
+
+// failedSource is a source whose table could not be opened: it fails the
+// job attempt with the reason.
+type failedSource struct{ err error }
+
+func (f failedSource) Open(*operator.Context) error           { return f.err }
+func (f failedSource) Next() (operator.Item, error)           { return operator.Item{}, f.err }
+func (f failedSource) Snapshot(base.CheckpointID) error       { return nil }
+func (f failedSource) NotifyComplete(base.CheckpointID) error { return nil }
+func (f failedSource) Close() error                           { return nil }
+
+// buildViewJob compiles a view's query into its job.
+func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table) (*graph.Job, error) {
+	p, _, err := e.viewPlan(cat, t.Name.Database, t.Query)
+	if err != nil {
+		return nil, err
+	}
+	ep := &viewEndpoints{e: e, job: def.Name, cat: cat, name: t.Name}
+	if out, err := e.Table(t.Name); err == nil {
+		ep.out = out
+	}
+	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism})
+	if err != nil {
+		return nil, err
+	}
+	return j.Graph, nil
+}
+
+// ExplainView returns the streaming plan of query as a view job would run
+// it: the logical plan, then the job's vertices with their parallelism and
+// changelog modes.
+func (e *Engine) ExplainView(ctx context.Context, db, query string) (string, error) {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return "", err
+	}
+	p, _, err := e.viewPlan(cat, db, query)
+	if err != nil {
+		return "", err
+	}
+	j, err := planner.Build("explain", p, &viewEndpoints{e: e, cat: cat}, planner.Options{Parallelism: e.opts.Parallelism})
+	if err != nil {
+		return "", err
+	}
+	return plan.Explain(p) + "\n" + j.Explain, nil
+}
+
+// startJob builds def and runs it in the background until the engine
+// closes or the job is stopped. A job restarts from its latest checkpoint
+// after a failure, without end.
+func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog.Job) error {
+	g, err := e.buildJob(cat, def)
+	if err != nil {
+		return fmt.Errorf("job %q: %w", def.Name, err)
+	}
+	jctx, cancel := context.WithCancel(e.ctx)
+	rj := &runningJob{def: def, cancel: cancel, done: make(chan struct{})}
+	e.mu.Lock()
+	if old, ok := e.jobs[def.Name]; ok {
+		e.mu.Unlock()
+		cancel()
+		return fmt.Errorf("job %q is running already (%v): %w", def.Name, old.def.Writes, base.ErrConflict)
+	}
+	e.jobs[def.Name] = rj
+	e.mu.Unlock()
+	opts := task.Options{
+		Policy:             barrier.PolicyAlignedTimeout,
+		AlignmentTimeout:   2 * e.opts.CheckpointInterval,
+		CheckpointInterval: e.opts.CheckpointInterval,
+		TolerableFailures:  3,
+		Storage:            checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", def.Name), 2),
+		Restart:            task.RestartStrategy{MaxAttempts: 1 << 30, Delay: time.Second},
+		OnEvent: func(ev task.Event) {
+			rj.mu.Lock()
+			switch ev.Kind {
+			case task.CheckpointCompleted:
+				rj.lastCheckpoint = ev
+			case task.Restarting:
+				rj.restarts++
+				rj.err = ev.Cause
+			}
+			rj.mu.Unlock()
+			if ev.Kind == task.Restarting {
+				e.log.Warn("job restarts", "job", def.Name, "err", ev.Cause)
+			}
+		},
+	}
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		defer close(rj.done)
+		err := topology.RunJob(jctx, e.meta, def, g, opts)
+		if err != nil && !errors.Is(err, context.Canceled) && jctx.Err() == nil {
+			e.log.Error("job failed", "job", def.Name, "err", err)
+		}
+		rj.mu.Lock()
+		if jctx.Err() == nil {
+			rj.err = err
+		}
+		rj.mu.Unlock()
+	}()
+	return nil
+}
+
+// stopJob stops a running job and waits for it.
+func (e *Engine) stopJob(name string) {
+	e.mu.Lock()
+	rj, ok := e.jobs[name]
+	delete(e.jobs, name)
+	e.mu.Unlock()
+	if ok {
+		rj.cancel()
+		<-rj.done
+	}
+}

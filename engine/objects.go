@@ -1,0 +1,381 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/binder"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/parser"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/table/schema"
+)
+
+// Job names: the writer of every stored object is named after it.
+func ingestJobName(n catalog.ObjectName) string { return "ingest-" + n.Database + "-" + n.Name }
+func dmlJobName(n catalog.ObjectName) string    { return "dml-" + n.Database + "-" + n.Name }
+func viewJobName(n catalog.ObjectName) string   { return "view-" + n.Database + "-" + n.Name }
+
+// tableStoreOption tells the table store's options (schema.ParseOptions)
+// from a connector's.
+func tableStoreOption(k string) bool {
+	switch k {
+	case "bucket", "write-buffer-rows", "target-file-rows", "num-levels", "num-sorted-run.compaction-trigger",
+		"compaction.size-ratio", "compaction.max-size-amplification-percent", "snapshot.num-retained.min",
+		"snapshot.num-retained.max", "commit.max-retries", "merge-engine", "changelog-producer", "write-only",
+		"snapshot.time-retained":
+		return true
+	}
+	return strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function")
+}
+
+// splitOptions divides a WITH clause into the table store's options and
+// the connector's (everything else, "connector" itself excluded).
+func splitOptions(opts map[string]string) (store, conn map[string]string, connector string) {
+	store, conn = map[string]string{}, map[string]string{}
+	for k, v := range opts {
+		switch {
+		case k == "connector":
+			connector = v
+		case tableStoreOption(k):
+			store[k] = v
+		default:
+			conn[k] = v
+		}
+	}
+	return store, conn, connector
+}
+
+func fieldsOf(cols []catalog.Column) []schema.Field {
+	out := make([]schema.Field, len(cols))
+	for i, c := range cols {
+		out[i] = schema.Field{Name: c.Name, Type: c.Type, Nullable: !c.NotNull}
+	}
+	return out
+}
+
+// createStorage makes the table store table of name, replacing what a
+// failed earlier CREATE may have left (the catalog, checked by the caller,
+// is the truth about what exists).
+func (e *Engine) createStorage(name catalog.ObjectName, cols []catalog.Column, pk []string, opts map[string]string) (*table.Table, error) {
+	dir := filepath.Join(e.opts.Dir, "warehouse", name.Database, name.Name)
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, fmt.Errorf("table %s: clearing %s: %w", name, dir, err)
+	}
+	t, err := table.Create(e.fs, tableDir(name), fieldsOf(cols), pk, opts)
+	if err != nil {
+		return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
+	}
+	e.mu.Lock()
+	e.tables[name] = t
+	e.mu.Unlock()
+	return t, nil
+}
+
+// dropStorage removes a dropped object's files and checkpoints.
+func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
+	e.mu.Lock()
+	delete(e.tables, name)
+	if l, ok := e.dml[name]; ok {
+		_ = l.close()
+		delete(e.dml, name)
+	}
+	e.mu.Unlock()
+	errs := []error{os.RemoveAll(filepath.Join(e.opts.Dir, "warehouse", name.Database, name.Name)),
+		os.Remove(dmlPath(e.opts.Dir, name))}
+	if errs[1] != nil && errors.Is(errs[1], os.ErrNotExist) {
+		errs[1] = nil
+	}
+	for _, j := range jobs {
+		errs = append(errs, os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", j)))
+	}
+	return errors.Join(errs...)
+}
+
+// CreateTable creates a stored table and its writing job: the connector's
+// ingest job when t.Options name a connector, otherwise the DML job. The
+// options are the table store's (bucket, merge-engine, ...) and the
+// connector's; an unknown option without a connector is refused. With
+// ifNotExists, an existing table of that name is not an error. Nothing is
+// left behind when it fails.
+func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := cat.Table(t.Name); err == nil || cat.IsSource(t.Name) {
+		if ifNotExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", t.Name.Name)
+	}
+	if _, err := cat.Database(t.Name.Database); err != nil {
+		return sqlerr.New(sqlerr.InvalidSchemaName, "database %q does not exist", t.Name.Database)
+	}
+	t.Kind = catalog.KindTable
+	for i, c := range t.Columns {
+		for _, k := range t.PrimaryKey {
+			if c.Name == k {
+				t.Columns[i].NotNull = true
+			}
+		}
+	}
+	if err := t.Validate(); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidTableDefinition, err)
+	}
+	storeOpts, connOpts, connector := splitOptions(t.Options)
+	def := catalog.Job{Name: dmlJobName(t.Name), Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t.Name}}
+	if connector != "" {
+		if _, err := e.connector(t, connector, connOpts); err != nil {
+			return err
+		}
+		def.Name = ingestJobName(t.Name)
+	} else if len(connOpts) > 0 {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown option %q (table options are bucket, merge-engine, ...; connector options need connector = '...')", t.Name.Name, firstKey(connOpts))
+	}
+	if _, err := schema.New(fieldsOf(t.Columns), t.PrimaryKey, storeOpts); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
+	} else if sc, _ := schema.New(fieldsOf(t.Columns), t.PrimaryKey, storeOpts); sc != nil {
+		if _, err := schema.ParseOptions(sc); err != nil {
+			return sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
+		}
+	}
+	if _, err := e.createStorage(t.Name, t.Columns, t.PrimaryKey, storeOpts); err != nil {
+		return err
+	}
+	undo := func(err error) error {
+		return errors.Join(err, e.dropStorage(t.Name, def.Name))
+	}
+	if err := e.meta.CreateTable(ctx, t); err != nil {
+		return undo(sqlerr.Wrap(sqlerr.InvalidTableDefinition, err))
+	}
+	if err := e.meta.RegisterJob(ctx, def); err != nil {
+		return undo(errors.Join(err, e.meta.DropTable(context.WithoutCancel(ctx), t.Name)))
+	}
+	cat, err = e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	return e.startJob(ctx, cat, def)
+}
+
+func firstKey(m map[string]string) string {
+	for _, k := range sortedKeys(m) {
+		return k
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range maps.Keys(m) {
+		ks = append(ks, k)
+	}
+	for i := 1; i < len(ks); i++ {
+		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
+			ks[j], ks[j-1] = ks[j-1], ks[j]
+		}
+	}
+	return ks
+}
+
+// viewPlan binds a view's query against cat and returns its plan and the
+// objects it reads.
+func (e *Engine) viewPlan(cat *catalog.Catalog, db, query string) (plan.Node, []catalog.ObjectName, error) {
+	st, err := parser.ParseOne(query)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.Node.GetSelectStmt() == nil {
+		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "a materialized view is defined by one SELECT")
+	}
+	rels := &relations{cat: cat, db: db}
+	p, err := binder.New(rels, query, &expr.Context{}).BindQuery(st.Node)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, rels.seen, nil
+}
+
+// viewColumns names the columns of a view's plan and chooses its key.
+func viewColumns(name catalog.ObjectName, p plan.Node) ([]catalog.Column, []string, error) {
+	sch := p.Schema()
+	key, ok := uniqueKey(p)
+	if !ok || len(key) == 0 && len(sch) > 0 {
+		if !ok {
+			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported,
+				"materialized view %s has no unique key Strata can infer: select the primary key columns of its input, or GROUP BY", name.Name)
+		}
+	}
+	cols := make([]catalog.Column, len(sch))
+	seen := map[string]bool{}
+	for i, c := range sch {
+		if c.Name == "" || c.Name == "?column?" {
+			return nil, nil, sqlerr.New(sqlerr.InvalidColumnDefinition, "materialized view %s: column %d has no name; give the expression an alias (AS name)", name.Name, i+1)
+		}
+		if seen[c.Name] {
+			return nil, nil, sqlerr.New(sqlerr.DuplicateColumn, "materialized view %s: column %q appears twice; give one an alias", name.Name, c.Name)
+		}
+		seen[c.Name] = true
+		typ := c.Type
+		if typ.Kind == types.KindUnknown {
+			typ = types.Text
+		}
+		cols[i] = catalog.Column{Name: c.Name, Type: typ, NotNull: c.NotNull}
+	}
+	var pk []string
+	for _, k := range key {
+		pk = append(pk, cols[k].Name)
+		cols[k].NotNull = true
+	}
+	if len(key) == 0 {
+		// At most one row (a global aggregate): keyed by all of its
+		// columns, an update is a delete of the old row and an insert of
+		// the new one.
+		for i := range cols {
+			pk = append(pk, cols[i].Name)
+			cols[i].NotNull = true
+		}
+	}
+	return cols, pk, nil
+}
+
+// CreateView creates materialized view name, maintained by the view job
+// that runs query (one SELECT over tables and views of the catalog), with
+// table store options opts (bucket, ...). With ifNotExists an existing
+// view of that name is not an error. The job starts before CreateView
+// returns; the view fills as its inputs' epochs are processed.
+func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query string, opts map[string]string, ifNotExists bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := cat.Table(name); err == nil || cat.IsSource(name) {
+		if ifNotExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", name.Name)
+	}
+	p, reads, err := e.viewPlan(cat, name.Database, query)
+	if err != nil {
+		return err
+	}
+	if len(reads) == 0 {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads no table", name.Name)
+	}
+	cols, pk, err := viewColumns(name, p)
+	if err != nil {
+		return err
+	}
+	storeOpts, connOpts, connector := splitOptions(opts)
+	if connector != "" || len(connOpts) > 0 {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: unknown option %q", name.Name, firstKey(connOpts))
+	}
+	t := catalog.Table{Name: name, Kind: catalog.KindView, Columns: cols, PrimaryKey: pk, Options: storeOpts, Query: query}
+	def := catalog.Job{Name: viewJobName(name), Kind: catalog.JobView, Reads: reads, Writes: []catalog.ObjectName{name}}
+	// Build the job once before anything is created: a plan the streaming
+	// planner cannot run is refused here.
+	if _, err := e.buildViewJob(withTable(cat, t), def, t); err != nil {
+		return err
+	}
+	if _, err := e.createStorage(name, cols, pk, storeOpts); err != nil {
+		return err
+	}
+	undo := func(err error) error { return errors.Join(err, e.dropStorage(name, def.Name)) }
+	if err := e.meta.CreateTable(ctx, t); err != nil {
+		return undo(sqlerr.Wrap(sqlerr.InvalidTableDefinition, err))
+	}
+	if err := e.meta.RegisterJob(ctx, def); err != nil {
+		return undo(errors.Join(sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err), e.meta.DropTable(context.WithoutCancel(ctx), name)))
+	}
+	cat, err = e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	return e.startJob(ctx, cat, def)
+}
+
+// withTable returns cat with t added, for building a job before t is
+// created in the meta service.
+func withTable(cat *catalog.Catalog, t catalog.Table) *catalog.Catalog {
+	if n, err := cat.CreateTable(t); err == nil {
+		return n
+	}
+	return cat
+}
+
+// Drop drops a table or view (what = "table" or "view"): its writing job
+// stops, then its catalog entry, storage and checkpoints go. Something that
+// reads it (a view's job) makes Drop fail unless cascade, which drops the
+// readers first. With ifExists a missing object is not an error.
+func (e *Engine) Drop(ctx context.Context, what string, name catalog.ObjectName, ifExists, cascade bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	return e.drop(ctx, what, name, ifExists, cascade)
+}
+
+func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName, ifExists, cascade bool) error {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := cat.Table(name)
+	if err != nil {
+		if ifExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", what, name.Name)
+	}
+	switch {
+	case what == "view" && t.Kind != catalog.KindView:
+		return sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", name.Name)
+	case what == "table" && t.Kind != catalog.KindTable:
+		return sqlerr.New(sqlerr.WrongObjectType, "%q is not a table; use DROP MATERIALIZED VIEW", name.Name)
+	}
+	var writer string
+	for _, j := range cat.Jobs() {
+		for _, r := range j.Reads {
+			if r != name {
+				continue
+			}
+			if !cascade {
+				return sqlerr.New(sqlerr.DependentObjectsStillExist,
+					"cannot drop %s %s because %s depends on it (use DROP ... CASCADE to drop the dependent objects too)", what, name.Name, j.Writes[0].Name)
+			}
+			for _, w := range j.Writes {
+				if err := e.drop(ctx, "view", w, true, true); err != nil {
+					return err
+				}
+			}
+		}
+		for _, w := range j.Writes {
+			if w == name {
+				writer = j.Name
+			}
+		}
+	}
+	if writer != "" {
+		e.stopJob(writer)
+		if err := e.meta.DropJob(ctx, writer); err != nil && !errors.Is(err, base.ErrNotFound) {
+			return err
+		}
+	}
+	if err := e.meta.DropTable(ctx, name); err != nil {
+		return err
+	}
+	return e.dropStorage(name, writer)
+}
