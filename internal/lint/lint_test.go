@@ -18,14 +18,16 @@ const module = "github.com/stratadb/strata"
 // import (STYLE.md "Layout": imports only point downward; the table store is
 // a library of its own; meta knows neither the runtime nor SQL).
 var forbidden = map[string][]string{
-	"internal/base":   {"internal/types", "dataflow", "table", "meta", "sql", "connector", "web", "cmd"},
-	"internal/types":  {"dataflow", "table", "meta", "sql", "connector", "web", "cmd"},
-	"internal/duckdb": {"dataflow", "table", "meta", "sql", "connector", "web", "cmd"},
-	"dataflow":        {"table", "meta", "sql", "connector", "web", "cmd"},
-	"table":           {"dataflow", "meta", "sql", "connector", "web", "cmd"},
-	"meta":            {"dataflow", "sql", "connector", "web", "cmd"},
-	"sql":             {"web", "cmd"},
-	"connector":       {"sql", "web", "cmd"},
+	"internal/base":   {"internal/types", "dataflow", "table", "meta", "sql", "connector", "engine", "web", "cmd"},
+	"internal/types":  {"dataflow", "table", "meta", "sql", "connector", "engine", "web", "cmd"},
+	"internal/duckdb": {"dataflow", "table", "meta", "sql", "connector", "engine", "web", "cmd"},
+	"dataflow":        {"table", "meta", "sql", "connector", "engine", "web", "cmd"},
+	"table":           {"dataflow", "meta", "sql", "connector", "engine", "web", "cmd"},
+	"meta":            {"dataflow", "sql", "connector", "engine", "web", "cmd"},
+	"sql":             {"engine", "web", "cmd"},
+	"connector":       {"sql", "engine", "web", "cmd"},
+	"topology":        {"sql", "engine", "web", "cmd"},
+	"engine":          {"web", "cmd"},
 }
 
 // repoRoot returns the module root (two levels above this package).
