@@ -30,7 +30,7 @@ func viewJobName(n catalog.ObjectName) string   { return "view-" + n.Database + 
 // from a connector's.
 func tableStoreOption(k string) bool {
 	switch k {
-	case "bucket", "write-buffer-rows", "target-file-rows", "num-levels", "num-sorted-run.compaction-trigger",
+	case schema.OptionNullableKey, "bucket", "write-buffer-rows", "target-file-rows", "num-levels", "num-sorted-run.compaction-trigger",
 		"compaction.size-ratio", "compaction.max-size-amplification-percent", "snapshot.num-retained.min",
 		"snapshot.num-retained.max", "commit.max-retries", "merge-engine", "changelog-producer", "write-only",
 		"snapshot.time-retained":
@@ -210,23 +210,23 @@ func (e *Engine) viewPlan(cat *catalog.Catalog, db, query string) (plan.Node, []
 }
 
 // viewColumns names the columns of a view's plan and chooses its key.
-func viewColumns(name catalog.ObjectName, p plan.Node) ([]catalog.Column, []string, error) {
+func viewColumns(name catalog.ObjectName, p plan.Node) (cols []catalog.Column, pk []string, nullableKey bool, err error) {
 	sch := p.Schema()
 	key, ok := uniqueKey(p)
 	if !ok || len(key) == 0 && len(sch) > 0 {
 		if !ok {
-			return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported,
+			return nil, nil, false, sqlerr.New(sqlerr.FeatureNotSupported,
 				"materialized view %s has no unique key Strata can infer: select the primary key columns of its input, or GROUP BY", name.Name)
 		}
 	}
-	cols := make([]catalog.Column, len(sch))
+	cols = make([]catalog.Column, len(sch))
 	seen := map[string]bool{}
 	for i, c := range sch {
 		if c.Name == "" || c.Name == "?column?" {
-			return nil, nil, sqlerr.New(sqlerr.InvalidColumnDefinition, "materialized view %s: column %d has no name; give the expression an alias (AS name)", name.Name, i+1)
+			return nil, nil, false, sqlerr.New(sqlerr.InvalidColumnDefinition, "materialized view %s: column %d has no name; give the expression an alias (AS name)", name.Name, i+1)
 		}
 		if seen[c.Name] {
-			return nil, nil, sqlerr.New(sqlerr.DuplicateColumn, "materialized view %s: column %q appears twice; give one an alias", name.Name, c.Name)
+			return nil, nil, false, sqlerr.New(sqlerr.DuplicateColumn, "materialized view %s: column %q appears twice; give one an alias", name.Name, c.Name)
 		}
 		seen[c.Name] = true
 		typ := c.Type
@@ -235,21 +235,21 @@ func viewColumns(name catalog.ObjectName, p plan.Node) ([]catalog.Column, []stri
 		}
 		cols[i] = catalog.Column{Name: c.Name, Type: typ, NotNull: c.NotNull}
 	}
-	var pk []string
-	for _, k := range key {
-		pk = append(pk, cols[k].Name)
-		cols[k].NotNull = true
-	}
 	if len(key) == 0 {
 		// At most one row (a global aggregate): keyed by all of its
 		// columns, an update is a delete of the old row and an insert of
 		// the new one.
 		for i := range cols {
-			pk = append(pk, cols[i].Name)
-			cols[i].NotNull = true
+			key = append(key, i)
 		}
 	}
-	return cols, pk, nil
+	pk = nil
+	nullable := false
+	for _, k := range key {
+		pk = append(pk, cols[k].Name)
+		nullable = nullable || !cols[k].NotNull
+	}
+	return cols, pk, nullable, nil
 }
 
 // CreateView creates materialized view name, maintained by the view job
@@ -277,13 +277,16 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	if len(reads) == 0 {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads no table", name.Name)
 	}
-	cols, pk, err := viewColumns(name, p)
+	cols, pk, nullableKey, err := viewColumns(name, p)
 	if err != nil {
 		return err
 	}
 	storeOpts, connOpts, connector := splitOptions(opts)
 	if connector != "" || len(connOpts) > 0 {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: unknown option %q", name.Name, firstKey(connOpts))
+	}
+	if nullableKey {
+		storeOpts[schema.OptionNullableKey] = "true"
 	}
 	t := catalog.Table{Name: name, Kind: catalog.KindView, Columns: cols, PrimaryKey: pk, Options: storeOpts, Query: query}
 	def := catalog.Job{Name: viewJobName(name), Kind: catalog.JobView, Reads: reads, Writes: []catalog.ObjectName{name}}

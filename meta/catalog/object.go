@@ -55,7 +55,9 @@ type Table struct {
 }
 
 // Validate checks the table's name, kind, columns (named safely, unique,
-// valid types) and primary key (existing, unique, NOT NULL columns). The
+// valid types) and primary key (existing, unique columns, NOT NULL in a
+// plain table; a view grouped by a nullable column has NULL as a key
+// value). The
 // error wraps base.ErrInvalidArgument and names the table and the column.
 func (t *Table) Validate() error {
 	if err := t.Name.Validate("table"); err != nil {
@@ -87,7 +89,7 @@ func (t *Table) Validate() error {
 			return fmt.Errorf("table %s: primary key names column %q twice: %w", t.Name, k, base.ErrInvalidArgument)
 		}
 		seen[k] = true
-		if !t.Columns[i].NotNull {
+		if !t.Columns[i].NotNull && t.Kind != KindView {
 			return fmt.Errorf("table %s: primary key column %q must be NOT NULL: %w", t.Name, k, base.ErrInvalidArgument)
 		}
 	}

@@ -17,7 +17,8 @@
 //     new fields are above every ID used before (HighestFieldID).
 //   - [schema-publish-once] schema-<id> is written with put-if-absent, so
 //     two concurrent evolutions cannot both claim the same id.
-//   - [key-not-null] primary-key columns are NOT NULL.
+//   - [key-not-null] primary-key columns are NOT NULL, unless the option
+//     primary-key.nullable is true (OptionNullableKey).
 //
 // The file format is in ../FORMAT.md ("Schema files").
 package schema

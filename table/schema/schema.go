@@ -47,7 +47,9 @@ type Schema struct {
 }
 
 // New builds schema 0 from columns, a primary key and options, assigning
-// field IDs 0..n-1. Key columns are made NOT NULL ([key-not-null]). It
+// field IDs 0..n-1. Key columns are made NOT NULL ([key-not-null]) unless
+// options say "primary-key.nullable" = "true" (a materialized view grouped
+// by a column that may be NULL keeps NULL as a key value). It
 // checks names, types, the key and the options; errors wrap
 // base.ErrInvalidArgument.
 func New(fields []Field, primaryKey []string, options map[string]string) (*Schema, error) {
@@ -79,13 +81,21 @@ func New(fields []Field, primaryKey []string, options map[string]string) (*Schem
 		if i < 0 {
 			return nil, fmt.Errorf("schema: primary key column %q does not exist: %w", k, base.ErrInvalidArgument)
 		}
-		s.Fields[i].Nullable = false
+		if options[OptionNullableKey] != "true" {
+			s.Fields[i].Nullable = false
+		}
 	}
 	if _, err := ParseOptions(s); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// OptionNullableKey, set to "true", lets primary-key columns hold NULL:
+// the key encoding orders NULL first like any other value, so a NULL key is
+// one key. Strata sets it on materialized views whose key columns may be
+// NULL; Paimon has no such option.
+const OptionNullableKey = "primary-key.nullable"
 
 // Index returns the position of column name, or -1.
 func (s *Schema) Index(name string) int {

@@ -78,7 +78,9 @@ func Schema(s *schema.Schema) (*pq.Schema, error) {
 		keys[k] = true
 	}
 	for _, f := range s.Fields {
-		n, err := node(f, keys[f.Name])
+		// A key column is required unless the schema lets it hold NULL
+		// (schema.OptionNullableKey).
+		n, err := node(f, keys[f.Name] && !f.Nullable)
 		if err != nil {
 			return nil, err
 		}

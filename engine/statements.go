@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/meta/version"
+	"github.com/stratadb/strata/sql/binder"
+	"github.com/stratadb/strata/sql/exec"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// Query binds a SELECT (a pg_query node of text) against the catalog of
+// database db, reads every relation it names at one consistent version in
+// mode and runs it with the batch executor. It returns the plan (for the
+// result's columns), the rows and the version read.
+func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text string, mode version.Mode, ectx *expr.Context) (plan.Node, []types.Row, map[catalog.ObjectName]uint64, error) {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rels := &relations{cat: cat, db: db}
+	p, err := binder.New(rels, text, ectx).BindQuery(node)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, epochs, err := e.scanner(ctx, rels, mode)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rows, err := exec.Run(ectx, p, sc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, rows, epochs, nil
+}
+
+// readScanner serves the batch executor the rows of one consistent read.
+type readScanner struct {
+	db   string
+	rows map[catalog.ObjectName][]types.Row
+}
+
+func (s readScanner) Scan(rel *plan.Relation) ([]types.Row, error) {
+	n := (&relations{db: s.db}).objectName(rel.Name)
+	rows, ok := s.rows[n]
+	if !ok {
+		return nil, fmt.Errorf("relation %s was not read", rel.Name)
+	}
+	return rows, nil
+}
+
+// scanner reads the relations a binding looked up at one consistent
+// version.
+func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode) (exec.Scanner, map[catalog.ObjectName]uint64, error) {
+	if len(rels.seen) == 0 {
+		return readScanner{db: rels.db}, nil, nil
+	}
+	r, err := e.ReadConsistent(ctx, rels.seen, mode, "query")
+	if err != nil {
+		return nil, nil, sqlerr.Wrap(sqlerr.SerializationFailure, err)
+	}
+	epochs := make(map[catalog.ObjectName]uint64, len(r.Version.Epochs))
+	for n, ep := range r.Version.Epochs {
+		epochs[n] = uint64(ep)
+	}
+	return readScanner{db: rels.db, rows: r.Rows}, epochs, nil
+}
+
+// targetTable resolves the table a DML statement writes.
+func targetTable(cat *catalog.Catalog, db string, rv *pg_query.RangeVar) (catalog.Table, error) {
+	rels := &relations{cat: cat, db: db}
+	name := rv.GetRelname()
+	if s := rv.GetSchemaname(); s != "" && s != "public" {
+		name = s + "." + name
+	}
+	t, err := cat.Table(rels.objectName(name))
+	if err != nil {
+		return catalog.Table{}, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name).WithPosition(int(rv.GetLocation()) + 1)
+	}
+	return t, nil
+}
+
+// assign casts v to column c's type as an assignment (INSERT, UPDATE SET)
+// and checks NOT NULL.
+func assign(t catalog.Table, c catalog.Column, v types.Datum, ectx *expr.Context) (types.Datum, error) {
+	if v.IsNull() {
+		if c.NotNull {
+			return v, sqlerr.New(sqlerr.NotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, t.Name.Name)
+		}
+		return v, nil
+	}
+	out, err := types.Cast(v, c.Type, types.CastContext{Loc: ectx.Loc})
+	if err != nil {
+		return v, fmt.Errorf("column %q: %w", c.Name, err)
+	}
+	return out, nil
+}
+
+// Insert runs INSERT INTO t [(cols)] VALUES ... | SELECT ... . Rows whose
+// primary key exists replace the stored row (upsert, as in Paimon and
+// RisingWave tables). It returns the number of rows written once their
+// epoch is committed.
+func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt, text string, ectx *expr.Context) (int, error) {
+	if ins.GetOnConflictClause() != nil || len(ins.GetReturningList()) > 0 || ins.GetWithClause() != nil {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT with ON CONFLICT, RETURNING or WITH is not supported")
+	}
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return 0, err
+	}
+	t, err := targetTable(cat, db, ins.GetRelation())
+	if err != nil {
+		return 0, err
+	}
+	// target[i] is the table column that value i goes to.
+	var target []int
+	if cols := ins.GetCols(); len(cols) > 0 {
+		seen := map[int]bool{}
+		for _, n := range cols {
+			rt := n.GetResTarget()
+			idx := -1
+			for i, c := range t.Columns {
+				if c.Name == rt.GetName() {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				return 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.GetName(), t.Name.Name).WithPosition(int(rt.GetLocation()) + 1)
+			}
+			if seen[idx] {
+				return 0, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", rt.GetName()).WithPosition(int(rt.GetLocation()) + 1)
+			}
+			seen[idx] = true
+			target = append(target, idx)
+		}
+	} else {
+		for i := range t.Columns {
+			target = append(target, i)
+		}
+	}
+	sel := ins.GetSelectStmt()
+	if sel == nil {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... DEFAULT VALUES is not supported")
+	}
+	rels := &relations{cat: cat, db: db}
+	p, err := binder.New(rels, text, ectx).BindQuery(sel)
+	if err != nil {
+		return 0, err
+	}
+	if n := len(p.Schema()); n != len(target) {
+		what := "more"
+		if n < len(target) {
+			what = "fewer"
+		}
+		return 0, sqlerr.New(sqlerr.SyntaxError, "INSERT has %s expressions than target columns", what)
+	}
+	sc, _, err := e.scanner(ctx, rels, version.Strong)
+	if err != nil {
+		return 0, err
+	}
+	l, err := e.writableLog(ctx, t.Name)
+	if err != nil {
+		return 0, err
+	}
+	l.write.Lock()
+	defer l.write.Unlock()
+	rows, err := exec.Run(ectx, p, sc)
+	if err != nil {
+		return 0, err
+	}
+	c := types.NewChunk(columnTypes(t.Columns), len(rows))
+	for _, r := range rows {
+		out := make(types.Row, len(t.Columns))
+		for i := range out {
+			out[i] = types.Null
+		}
+		for j, i := range target {
+			out[i] = r[j]
+		}
+		for i, col := range t.Columns {
+			if out[i], err = assign(t, col, out[i], ectx); err != nil {
+				return 0, err
+			}
+		}
+		c.Append(types.Insert, out)
+	}
+	if _, err := e.applyLocked(ctx, l, c); err != nil {
+		return 0, err
+	}
+	return len(rows), nil
+}
+
+// selectFor builds SELECT *, extra... FROM rel WHERE where from a DML
+// statement's parts; their locations stay those of text.
+func selectFor(rel *pg_query.RangeVar, extra []*pg_query.Node, where *pg_query.Node) *pg_query.Node {
+	star := pg_query.MakeResTargetNodeWithVal(pg_query.MakeColumnRefNode([]*pg_query.Node{pg_query.MakeAStarNode()}, -1), -1)
+	targets := []*pg_query.Node{star}
+	for _, x := range extra {
+		targets = append(targets, pg_query.MakeResTargetNodeWithVal(x, -1))
+	}
+	return &pg_query.Node{Node: &pg_query.Node_SelectStmt{SelectStmt: &pg_query.SelectStmt{
+		TargetList:  targets,
+		FromClause:  []*pg_query.Node{{Node: &pg_query.Node_RangeVar{RangeVar: rel}}},
+		WhereClause: where,
+		Op:          pg_query.SetOperation_SETOP_NONE,
+	}}}
+}
+
+// Update runs UPDATE t SET col = expr, ... [WHERE ...] on a table written
+// by SQL; it returns the number of rows matched once the change is
+// committed. Changing a primary key moves the row (a delete and an
+// insert).
+func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt, text string, ectx *expr.Context) (int, error) {
+	if len(up.GetFromClause()) > 0 || len(up.GetReturningList()) > 0 || up.GetWithClause() != nil {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE with FROM, RETURNING or WITH is not supported")
+	}
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return 0, err
+	}
+	t, err := targetTable(cat, db, up.GetRelation())
+	if err != nil {
+		return 0, err
+	}
+	var set []int
+	var vals []*pg_query.Node
+	for _, n := range up.GetTargetList() {
+		rt := n.GetResTarget()
+		if len(rt.GetIndirection()) > 0 {
+			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE of a part of column %q is not supported", rt.GetName()).WithPosition(int(rt.GetLocation()) + 1)
+		}
+		idx := -1
+		for i, c := range t.Columns {
+			if c.Name == rt.GetName() {
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.GetName(), t.Name.Name).WithPosition(int(rt.GetLocation()) + 1)
+		}
+		set = append(set, idx)
+		vals = append(vals, rt.GetVal())
+	}
+	return e.rewrite(ctx, cat, db, t, selectFor(up.GetRelation(), vals, up.GetWhereClause()), text, ectx, func(r types.Row) (types.Row, error) {
+		out := append(types.Row(nil), r[:len(t.Columns)]...)
+		for j, i := range set {
+			v, err := assign(t, t.Columns[i], r[len(t.Columns)+j], ectx)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	})
+}
+
+// Delete runs DELETE FROM t [WHERE ...] on a table written by SQL; it
+// returns the number of rows deleted once the change is committed.
+func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt, text string, ectx *expr.Context) (int, error) {
+	if len(del.GetUsingClause()) > 0 || len(del.GetReturningList()) > 0 || del.GetWithClause() != nil {
+		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported")
+	}
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return 0, err
+	}
+	t, err := targetTable(cat, db, del.GetRelation())
+	if err != nil {
+		return 0, err
+	}
+	return e.rewrite(ctx, cat, db, t, selectFor(del.GetRelation(), nil, del.GetWhereClause()), text, ectx, nil)
+}
+
+// rewrite selects the rows a DML statement matches and writes, per row,
+// the replacement newRow gives (a delete when newRow is nil).
+func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t catalog.Table, sel *pg_query.Node, text string, ectx *expr.Context,
+	newRow func(types.Row) (types.Row, error)) (int, error) {
+	rels := &relations{cat: cat, db: db}
+	p, err := binder.New(rels, text, ectx).BindQuery(sel)
+	if err != nil {
+		return 0, err
+	}
+	l, err := e.writableLog(ctx, t.Name)
+	if err != nil {
+		return 0, err
+	}
+	// Hold the table's writer lock from the read to the commit: the rows
+	// read are the rows the change applies to.
+	l.write.Lock()
+	defer l.write.Unlock()
+	sc, _, err := e.scanner(ctx, rels, version.Strong)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := exec.Run(ectx, p, sc)
+	if err != nil {
+		return 0, err
+	}
+	keyCols := make([]int, 0, len(t.PrimaryKey))
+	for _, k := range t.PrimaryKey {
+		for i, c := range t.Columns {
+			if c.Name == k {
+				keyCols = append(keyCols, i)
+			}
+		}
+	}
+	c := types.NewChunk(columnTypes(t.Columns), len(rows))
+	for _, r := range rows {
+		old := r[:len(t.Columns)]
+		if newRow == nil {
+			c.Append(types.Delete, old)
+			continue
+		}
+		nr, err := newRow(r)
+		if err != nil {
+			return 0, err
+		}
+		if types.CompareRows(old, nr, nil) == 0 {
+			continue
+		}
+		sameKey := true
+		for _, k := range keyCols {
+			if types.Compare(old[k], nr[k]) != 0 {
+				sameKey = false
+			}
+		}
+		if sameKey && len(keyCols) > 0 {
+			c.Append(types.UpdateBefore, old)
+			c.Append(types.UpdateAfter, nr)
+		} else {
+			c.Append(types.Delete, old)
+			c.Append(types.Insert, nr)
+		}
+	}
+	if _, err := e.applyLocked(ctx, l, c); err != nil {
+		return 0, err
+	}
+	return len(rows), nil
+}
