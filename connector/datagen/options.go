@@ -1,0 +1,134 @@
+package datagen
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/meta/catalog"
+)
+
+// ConnectorName is the value of the connector option that selects this
+// package.
+const ConnectorName = "datagen"
+
+// Option names, Flink's datagen connector's (see doc.go, Options).
+const (
+	OptConnector    = "connector"
+	OptRowsPerSec   = "rows-per-second"
+	OptNumberOfRows = "number-of-rows"
+	OptSeed         = "seed"
+	// Per column: "fields." + column name + "." + one of these.
+	OptKind     = "kind"
+	OptStart    = "start"
+	OptEnd      = "end"
+	OptMin      = "min"
+	OptMax      = "max"
+	OptLength   = "length"
+	OptNullRate = "null-rate"
+)
+
+// DefaultRowsPerSecond is the rate when the rows-per-second option is
+// absent (Flink's default); rows-per-second='0' means unpaced.
+const DefaultRowsPerSecond = 10_000
+
+// ParseOptions reads a datagen WITH clause for a relation of columns, e.g.
+// WITH (connector='datagen', rows-per-second='100', number-of-rows='1000',
+// fields.id.kind='sequence', fields.id.start='1', fields.name.length='8').
+// Unknown options, options of columns that do not exist and bad values
+// give an error wrapping base.ErrInvalidArgument that names the option;
+// the column fields themselves are checked as NewReader checks them.
+func ParseOptions(columns []catalog.Column, opts map[string]string) (Config, error) {
+	cfg := Config{Columns: columns, Rate: DefaultRowsPerSecond, Fields: map[string]Field{}}
+	bad := func(k, v, why string) error {
+		return fmt.Errorf("datagen option %q: %q %s: %w", k, v, why, base.ErrInvalidArgument)
+	}
+	cols := map[string]bool{}
+	for _, c := range columns {
+		cols[c.Name] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
+		v := opts[k]
+		switch k {
+		case OptConnector:
+			if v != ConnectorName {
+				return Config{}, bad(k, v, "is not "+ConnectorName)
+			}
+			continue
+		case OptRowsPerSec, OptNumberOfRows, OptSeed:
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return Config{}, bad(k, v, "is not a whole number >= 0")
+			}
+			switch k {
+			case OptRowsPerSec:
+				cfg.Rate = n
+			case OptNumberOfRows:
+				cfg.Rows = n
+			default:
+				cfg.Seed = n
+			}
+			continue
+		}
+		rest, ok := strings.CutPrefix(k, "fields.")
+		dot := strings.LastIndexByte(rest, '.')
+		if !ok || dot <= 0 {
+			return Config{}, fmt.Errorf("datagen: unknown option %q (known: %s, %s, %s, %s, fields.<column>.<%s>): %w",
+				k, OptConnector, OptRowsPerSec, OptNumberOfRows, OptSeed,
+				strings.Join([]string{OptKind, OptStart, OptEnd, OptMin, OptMax, OptLength, OptNullRate}, "|"), base.ErrInvalidArgument)
+		}
+		col, what := rest[:dot], rest[dot+1:]
+		if !cols[col] {
+			return Config{}, bad(k, v, fmt.Sprintf("configures column %q, which does not exist (columns: %s)", col, columnNames(columns)))
+		}
+		f := cfg.Fields[col]
+		switch what {
+		case OptKind:
+			switch kind := Kind(strings.ToLower(strings.TrimSpace(v))); kind {
+			case Random, Sequence:
+				f.Kind = kind
+			default:
+				return Config{}, bad(k, v, "is not random or sequence")
+			}
+		case OptStart:
+			f.Start = v
+		case OptEnd:
+			f.End = v
+		case OptMin:
+			f.Min = v
+		case OptMax:
+			f.Max = v
+		case OptLength:
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+			if err != nil || n <= 0 {
+				return Config{}, bad(k, v, "is not a whole number >= 1")
+			}
+			f.Length = int(n)
+		case OptNullRate:
+			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil || !(x >= 0 && x <= 1) {
+				return Config{}, bad(k, v, "is not a number between 0 and 1")
+			}
+			f.NullRate = x
+		default:
+			return Config{}, bad(k, v, fmt.Sprintf("%q is not one of kind, start, end, min, max, length, null-rate", what))
+		}
+		cfg.Fields[col] = f
+	}
+	if _, err := compile(cfg); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// Open parses opts for columns (ParseOptions) and returns a Reader.
+func Open(columns []catalog.Column, opts map[string]string) (*Reader, error) {
+	cfg, err := ParseOptions(columns, opts)
+	if err != nil {
+		return nil, err
+	}
+	return NewReader(cfg)
+}
