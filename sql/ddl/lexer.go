@@ -1,0 +1,317 @@
+package ddl
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
+
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// token is one lexical token of the input, as Postgres's own scanner
+// (pg_query.Scan) cuts it: quotes, dollar quotes, comments and escape
+// strings are therefore exactly Postgres's.
+type token struct {
+	kind  pg_query.Token
+	kw    pg_query.KeywordKind
+	start int // byte offsets into the input
+	end   int
+	text  string // input[start:end]
+}
+
+// eof is the kind of the sentinel token that ends a statement with no
+// semicolon.
+const eof pg_query.Token = -1
+
+// Punctuation tokens.
+const (
+	tokLParen = pg_query.Token_ASCII_40
+	tokRParen = pg_query.Token_ASCII_41
+	tokPlus   = pg_query.Token_ASCII_43
+	tokComma  = pg_query.Token_ASCII_44
+	tokMinus  = pg_query.Token_ASCII_45
+	tokDot    = pg_query.Token_ASCII_46
+	tokSemi   = pg_query.Token_ASCII_59
+	tokEquals = pg_query.Token_ASCII_61
+)
+
+// word returns the token's lower-case text when it is a keyword or an
+// unquoted identifier, else "". Statement keywords are matched on words, so
+// that Strata's words (SOURCE, SINK, WATERMARK, EPOCH), which are plain
+// identifiers to Postgres, match like its keywords.
+func (t token) word() string {
+	if t.kw != pg_query.KeywordKind_NO_KEYWORD || (t.kind == pg_query.Token_IDENT && !strings.HasPrefix(t.text, `"`)) {
+		return lowerASCII(t.text)
+	}
+	return ""
+}
+
+// isColID reports whether t may name a column or relation: an identifier
+// or a keyword that is not reserved (Postgres's ColId).
+func (t token) isColID() bool {
+	switch t.kw {
+	case pg_query.KeywordKind_NO_KEYWORD:
+		return t.kind == pg_query.Token_IDENT
+	case pg_query.KeywordKind_UNRESERVED_KEYWORD, pg_query.KeywordKind_COL_NAME_KEYWORD:
+		return true
+	}
+	return false
+}
+
+// isLabel reports whether t may be an option key part: an identifier or any
+// keyword (Postgres's ColLabel).
+func (t token) isLabel() bool {
+	return t.kind == pg_query.Token_IDENT || t.kw != pg_query.KeywordKind_NO_KEYWORD
+}
+
+// maxIdentifierLength is Postgres's NAMEDATALEN-1: its scanner cuts
+// longer identifiers to this many bytes, so the names of the column lists
+// and queries Postgres parses are cut too, and the pre-parser's names must
+// be cut alike to match them.
+const maxIdentifierLength = 63
+
+// identValue returns the name an identifier token stands for: a quoted
+// identifier without its quotes (doubled quotes undone), anything else
+// lower-cased as Postgres does (ASCII letters only); either cut to
+// maxIdentifierLength bytes at a character boundary.
+func identValue(t token) string {
+	s := t.text
+	if strings.HasPrefix(s, `"`) && len(s) >= 2 {
+		s = strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+	} else {
+		s = lowerASCII(s)
+	}
+	if len(s) > maxIdentifierLength {
+		n := maxIdentifierLength
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n]
+	}
+	return s
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// scan cuts input into tokens, dropping comments. A lexical error
+// (unterminated quote or comment) is a 42601 *sqlerr.Error at Postgres's
+// position.
+func scan(input string) ([]token, error) {
+	res, err := pg_query.Scan(input)
+	if err != nil {
+		return nil, pgError(input, input, err)
+	}
+	toks := make([]token, 0, len(res.Tokens))
+	for _, st := range res.Tokens {
+		if st.Token == pg_query.Token_SQL_COMMENT || st.Token == pg_query.Token_C_COMMENT {
+			continue
+		}
+		s, e := int(st.Start), int(st.End)
+		if s < 0 || e > len(input) || s > e {
+			return nil, sqlerr.New(sqlerr.InternalError, "scanner returned token bounds %d..%d outside the input of %d bytes", s, e, len(input))
+		}
+		toks = append(toks, token{kind: st.Token, kw: st.KeywordKind, start: s, end: e, text: input[s:e]})
+	}
+	return toks, nil
+}
+
+// pgError turns an error of libpg_query on text (input, or a rewrite of it
+// with the same byte layout) into a 42601 *sqlerr.Error whose position is
+// in input: Postgres counts characters of text, which may differ from
+// input's where the rewrite blanked multi-byte characters.
+func pgError(input, text string, err error) error {
+	var pe *pgparser.Error
+	if !errors.As(err, &pe) {
+		return sqlerr.Wrap(sqlerr.SyntaxError, err)
+	}
+	e := sqlerr.New(sqlerr.SyntaxError, "%s", pe.Message)
+	if pe.Cursorpos > 0 {
+		off := charToByte(text, int(pe.Cursorpos))
+		e = e.WithPosition(position(input, off))
+	}
+	return e
+}
+
+// charToByte returns the byte offset of the 1-based character position
+// pos in s (len(s) past its end).
+func charToByte(s string, pos int) int {
+	n := 1
+	for i := range s {
+		if n == pos {
+			return i
+		}
+		n++
+	}
+	return len(s)
+}
+
+// position returns the 1-based character position of byte offset off in
+// input, as Postgres reports positions.
+func position(input string, off int) int {
+	if off > len(input) {
+		off = len(input)
+	}
+	if off < 0 {
+		return 0
+	}
+	return utf8.RuneCountInString(input[:off]) + 1
+}
+
+// stringValue decodes a string-constant token (SCONST): standard '...'
+// with doubled quotes, E'...' with backslash escapes, $tag$...$tag$, and
+// literals continued across newlines ('a'\n'b' is "ab"), all as Postgres
+// reads them with standard_conforming_strings on.
+func stringValue(t token) (string, error) {
+	text := t.text
+	if t.kind != pg_query.Token_SCONST || text == "" {
+		return "", errors.New("not a string constant")
+	}
+	if text[0] == '$' {
+		i := strings.IndexByte(text[1:], '$')
+		if i < 0 {
+			return "", errors.New("malformed dollar-quoted string")
+		}
+		tag := text[:i+2]
+		if len(text) < 2*len(tag) || !strings.HasSuffix(text, tag) {
+			return "", errors.New("malformed dollar-quoted string")
+		}
+		return text[len(tag) : len(text)-len(tag)], nil
+	}
+	escapes := false
+	if text[0] == 'E' || text[0] == 'e' {
+		escapes = true
+		text = text[1:]
+	}
+	var b strings.Builder
+	i := 0
+	for i < len(text) {
+		if text[i] != '\'' {
+			return "", errors.New("malformed string constant")
+		}
+		i++
+		for {
+			if i >= len(text) {
+				return "", errors.New("unterminated string constant")
+			}
+			c := text[i]
+			if c == '\'' {
+				if i+1 < len(text) && text[i+1] == '\'' {
+					b.WriteByte('\'')
+					i += 2
+					continue
+				}
+				i++
+				break
+			}
+			if c == '\\' && escapes {
+				n, err := unescape(&b, text[i:])
+				if err != nil {
+					return "", err
+				}
+				i += n
+				continue
+			}
+			b.WriteByte(c)
+			i++
+		}
+		// A continuation: whitespace holding a newline, then the next
+		// quoted part (the scanner made both one token).
+		for i < len(text) && text[i] != '\'' {
+			switch text[i] {
+			case ' ', '\t', '\n', '\r', '\f', '\v':
+				i++
+			default:
+				return "", errors.New("malformed string continuation")
+			}
+		}
+	}
+	if !utf8.ValidString(b.String()) {
+		return "", errors.New("string constant is not valid UTF-8")
+	}
+	return b.String(), nil
+}
+
+// unescape decodes one backslash escape at the start of s into b and
+// returns how many bytes of s it used (Postgres's E'...' escapes: \b \f \n \r
+// \t, octal \ooo, hex \xhh, \uXXXX, \UXXXXXXXX; any other character stands
+// for itself).
+func unescape(b *strings.Builder, s string) (int, error) {
+	if len(s) < 2 {
+		return 0, errors.New("unterminated escape")
+	}
+	switch c := s[1]; c {
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		n := 1
+		for n < 3 && 1+n < len(s) && s[1+n] >= '0' && s[1+n] <= '7' {
+			n++
+		}
+		v, _ := strconv.ParseUint(s[1:1+n], 8, 16)
+		b.WriteByte(byte(v))
+		return 1 + n, nil
+	case 'x':
+		n := 0
+		for n < 2 && 2+n < len(s) && isHex(s[2+n]) {
+			n++
+		}
+		if n == 0 {
+			b.WriteByte('x')
+			return 2, nil
+		}
+		v, _ := strconv.ParseUint(s[2:2+n], 16, 8)
+		b.WriteByte(byte(v))
+		return 2 + n, nil
+	case 'u', 'U':
+		n := 4
+		if c == 'U' {
+			n = 8
+		}
+		if len(s) < 2+n {
+			return 0, errors.New("invalid Unicode escape")
+		}
+		for i := 0; i < n; i++ {
+			if !isHex(s[2+i]) {
+				return 0, errors.New("invalid Unicode escape")
+			}
+		}
+		v, _ := strconv.ParseUint(s[2:2+n], 16, 32)
+		if v == 0 || !utf8.ValidRune(rune(v)) {
+			return 0, errors.New("invalid Unicode escape value")
+		}
+		b.WriteRune(rune(v))
+		return 2 + n, nil
+	default:
+		b.WriteByte(c)
+	}
+	return 2, nil
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
