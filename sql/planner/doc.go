@@ -30,6 +30,43 @@
 // predicate). Joins without one (cross joins, pure theta joins) are
 // refused.
 //
-// Plans with windows, Top-N, unions, sorts or limits are refused with
-// 0A000 until their operators exist.
+// # Windows, Top-N, unions and late data
+//
+// A window TVF of kind TUMBLE, HOP or CUMULATE becomes a WindowExpand
+// vertex after its input (forward, the input's parallelism and mode) that
+// emits each row once per window it belongs to, so that
+// SELECT window_start, window_end, auction, count(*) FROM TUMBLE(bid,
+// date_time, INTERVAL '10' SECOND) GROUP BY 1, 2, 3 plans as expand, then
+// the aggregate's Map, exchange and GroupAgg. A HOP or CUMULATE whose
+// size is not a multiple of its slide is refused (22023), as Flink
+// refuses it. Over a TIMESTAMPTZ, a window whose intervals have days
+// counts them as calendar days of the session time zone (Options.Eval's
+// Loc), as Postgres adds days to a timestamptz: a day window runs from
+// local midnight to local midnight, 23 or 25 hours on the day of a
+// daylight-saving change; windows without days are aligned in UTC.
+// SESSION becomes a SessionWindow behind a gather to one
+// subtask: the plan's SESSION has no PARTITION BY, so its whole input is
+// one partition.
+//
+// A TopN node (PARTITION BY ... ORDER BY ... with ROW_NUMBER() <= N, with
+// or without the row number) becomes a Map appending the partition and
+// order keys, a hash exchange on the partition keys and a TopN vertex; a
+// Limit over a Sort (ORDER BY ... LIMIT n OFFSET m) is a Top-N of one
+// partition with parallelism 1. A Sort without Limit and a Limit without
+// Sort are refused (0A000): a view's rows have no order. Both produce
+// retract output.
+//
+// UNION ALL is one vertex with an input per branch, forward when every
+// branch has the same parallelism, else hashed on all columns to the
+// job's parallelism (every copy of a row takes one channel, so its +I and
+// -D keep their order); it is retract when a branch is. VALUES is a
+// bounded ValuesSource of parallelism 1; its rows belong to the first
+// epoch the job's other sources close. A plan without any Scan closes no
+// epoch and is refused.
+//
+// A Scan of a relation with a Watermark gets a LateFilter right after its
+// source (forward, the source's parallelism): it drops rows whose event
+// time is below the largest seen minus the delay and counts them in
+// Job.Late[relation]. Only append-only relations may have a watermark:
+// telling a late retraction apart would need every dropped row kept.
 package planner

@@ -67,6 +67,9 @@ type Job struct {
 	// Explain lists the vertices, sources first, with their parallelism
 	// and output changelog mode.
 	Explain string
+	// Late counts, per relation with a watermark, the late rows its
+	// sources' LateFilters dropped (absent without a watermark).
+	Late map[string]*stream.LateCounter
 }
 
 type stage struct {
@@ -83,6 +86,9 @@ type builder struct {
 	job     *graph.Job
 	explain []string
 	n       int
+	// scans counts the plan's scans: a job without one closes no epoch.
+	scans int
+	late  map[string]*stream.LateCounter
 }
 
 // Build compiles the logical plan p of a view into job name.
@@ -97,6 +103,9 @@ func Build(name string, p plan.Node, ep Endpoints, opts Options) (*Job, error) {
 	out, err := b.node(p)
 	if err != nil {
 		return nil, err
+	}
+	if b.scans == 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "a streaming job needs at least one table or source to read: epochs come from its inputs")
 	}
 	sink := b.vertexName("sink")
 	sinkPar := ep.SinkParallelism()
@@ -125,7 +134,7 @@ func Build(name string, p plan.Node, ep Endpoints, opts Options) (*Job, error) {
 	if err := b.job.Validate(); err != nil {
 		return nil, err
 	}
-	return &Job{Graph: b.job, Types: out.types, Mode: out.mode, Explain: strings.Join(b.explain, "\n") + "\n"}, nil
+	return &Job{Graph: b.job, Types: out.types, Mode: out.mode, Explain: strings.Join(b.explain, "\n") + "\n", Late: b.late}, nil
 }
 
 func (b *builder) vertexName(kind string) string {
@@ -171,7 +180,8 @@ func (b *builder) node(n plan.Node) (stage, error) {
 			mode = Retract
 		}
 		b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d, %s)", name, par, mode))
-		return stage{vertex: name, types: schemaTypes(n), mode: mode, par: par}, nil
+		b.scans++
+		return b.watermark(rel, stage{vertex: name, types: schemaTypes(n), mode: mode, par: par})
 	case *plan.Filter:
 		in, err := b.node(n.Input)
 		if err != nil {
@@ -196,6 +206,9 @@ func (b *builder) node(n plan.Node) (stage, error) {
 		return b.aggregate(n)
 	case *plan.Join:
 		return b.join(n)
+	}
+	if s, ok, err := b.more(n); ok {
+		return s, err
 	}
 	return stage{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a streaming job yet", strings.TrimPrefix(fmt.Sprintf("%T", n), "*plan."))
 }

@@ -28,6 +28,20 @@
 //     epoch on, also over empty input, as SQL's global aggregate is.
 //   - Join is the equi-join of two changelogs (inner, left, right, full)
 //     with a residual predicate, its output consolidated per epoch.
+//   - WindowExpand assigns each row to its TUMBLE, HOP or CUMULATE
+//     windows (stateless; a retraction expands as its row did).
+//   - SessionWindow assigns rows to SESSION windows, merging sessions that
+//     a row bridges and splitting them when it is retracted.
+//   - TopN keeps the first N rows per partition in an order (Top-N,
+//     deduplication, ORDER BY ... LIMIT).
+//   - LateFilter drops and counts rows behind a source's watermark.
+//   - ValuesSource is the bounded source of constant rows (VALUES).
+//
+// SessionWindow and TopN share the sorted state (sorted.go): per
+// partition its rows in order and the rows last emitted; at the end of an
+// epoch each changed partition is recomputed and only the difference
+// emitted, every -D before every +I (operator invariant epoch-results; no
+// -D x, +I x for an unchanged row).
 //
 // Operators take their key, argument and filter values as input columns:
 // the planner computes expressions in a Map before the exchange, so that
