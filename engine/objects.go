@@ -39,12 +39,23 @@ func tableStoreOption(k string) bool {
 	return strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function")
 }
 
+// Options of a table that belong to neither the table store nor the
+// connector: the watermark of WATERMARK FOR col AS col - INTERVAL '...'.
+const (
+	// OptionWatermarkColumn names the event-time column.
+	OptionWatermarkColumn = "watermark.column"
+	// OptionWatermarkDelay is the delay, in time.Duration's text.
+	OptionWatermarkDelay = "watermark.delay"
+)
+
 // splitOptions divides a WITH clause into the table store's options and
-// the connector's (everything else, "connector" itself excluded).
+// the connector's (everything else, "connector" and the watermark
+// excluded).
 func splitOptions(opts map[string]string) (store, conn map[string]string, connector string) {
 	store, conn = map[string]string{}, map[string]string{}
 	for k, v := range opts {
 		switch {
+		case k == OptionWatermarkColumn || k == OptionWatermarkDelay:
 		case k == "connector":
 			connector = v
 		case tableStoreOption(k):

@@ -3,7 +3,9 @@ package engine
 import (
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
@@ -55,6 +57,14 @@ func relationOf(t catalog.Table) *plan.Relation {
 		for i, c := range t.Columns {
 			if c.Name == k {
 				rel.PrimaryKey = append(rel.PrimaryKey, i)
+			}
+		}
+	}
+	if col := t.Options[OptionWatermarkColumn]; col != "" {
+		d, _ := time.ParseDuration(t.Options[OptionWatermarkDelay])
+		for i, c := range t.Columns {
+			if c.Name == col {
+				rel.Watermark = &plan.Watermark{Column: i, Delay: types.IntervalValue{Micros: d.Microseconds()}}
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 
+	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/meta/version"
@@ -16,11 +17,29 @@ import (
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
+// ReadSpec says which version a query reads: the consistent version of
+// the meta service in Mode, or, with AtEpoch set, every relation at that
+// epoch (time travel; each must have committed it and still keep it).
+type ReadSpec struct {
+	Mode    version.Mode
+	AtEpoch *base.Epoch
+}
+
+// Bind binds a SELECT against the catalog of database db and returns its
+// plan (for the result's columns) without reading anything.
+func (e *Engine) Bind(ctx context.Context, db string, node *pg_query.Node, text string, ectx *expr.Context) (plan.Node, error) {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return binder.New(&relations{cat: cat, db: db}, text, ectx).BindQuery(node)
+}
+
 // Query binds a SELECT (a pg_query node of text) against the catalog of
-// database db, reads every relation it names at one consistent version in
-// mode and runs it with the batch executor. It returns the plan (for the
-// result's columns), the rows and the version read.
-func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text string, mode version.Mode, ectx *expr.Context) (plan.Node, []types.Row, map[catalog.ObjectName]uint64, error) {
+// database db, reads every relation it names at one version (see
+// ReadSpec) and runs it with the batch executor. It returns the plan (for
+// the result's columns), the rows and the epochs read.
+func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text string, spec ReadSpec, ectx *expr.Context) (plan.Node, []types.Row, map[catalog.ObjectName]base.Epoch, error) {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -30,7 +49,13 @@ func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sc, epochs, err := e.scanner(ctx, rels, mode)
+	var sc exec.Scanner
+	var epochs map[catalog.ObjectName]base.Epoch
+	if spec.AtEpoch != nil {
+		sc, epochs, err = e.scannerAt(rels, *spec.AtEpoch)
+	} else {
+		sc, epochs, err = e.scanner(ctx, rels, spec.Mode)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -58,7 +83,7 @@ func (s readScanner) Scan(rel *plan.Relation) ([]types.Row, error) {
 
 // scanner reads the relations a binding looked up at one consistent
 // version.
-func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode) (exec.Scanner, map[catalog.ObjectName]uint64, error) {
+func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode) (exec.Scanner, map[catalog.ObjectName]base.Epoch, error) {
 	if len(rels.seen) == 0 {
 		return readScanner{db: rels.db}, nil, nil
 	}
@@ -66,11 +91,32 @@ func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode
 	if err != nil {
 		return nil, nil, sqlerr.Wrap(sqlerr.SerializationFailure, err)
 	}
-	epochs := make(map[catalog.ObjectName]uint64, len(r.Version.Epochs))
-	for n, ep := range r.Version.Epochs {
-		epochs[n] = uint64(ep)
+	return readScanner{db: rels.db, rows: r.Rows}, r.Version.Epochs, nil
+}
+
+// scannerAt reads the relations a binding looked up at epoch ep.
+func (e *Engine) scannerAt(rels *relations, ep base.Epoch) (exec.Scanner, map[catalog.ObjectName]base.Epoch, error) {
+	rows := map[catalog.ObjectName][]types.Row{}
+	epochs := map[catalog.ObjectName]base.Epoch{}
+	for _, n := range rels.seen {
+		t, err := e.Table(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		c, err := t.CommittedEpoch()
+		if err != nil {
+			return nil, nil, err
+		}
+		if c < ep {
+			return nil, nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "relation %q has committed epoch %d, not yet %d", n.Name, c, ep)
+		}
+		rs, err := t.ReadAtEpoch(ep)
+		if err != nil {
+			return nil, nil, sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState, fmt.Errorf("relation %q at epoch %d: %w", n.Name, ep, err))
+		}
+		rows[n], epochs[n] = rs, ep
 	}
-	return readScanner{db: rels.db, rows: r.Rows}, epochs, nil
+	return readScanner{db: rels.db, rows: rows}, epochs, nil
 }
 
 // targetTable resolves the table a DML statement writes.

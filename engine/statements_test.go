@@ -48,7 +48,7 @@ func TestDMLStatements(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, rows, _, err := e.Query(ctx, DefaultDatabase, st.Node, text, version.Strong, ectx)
+		_, rows, _, err := e.Query(ctx, DefaultDatabase, st.Node, text, ReadSpec{Mode: version.Strong}, ectx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,16 +18,17 @@ const module = "github.com/stratadb/strata"
 // import (STYLE.md "Layout": imports only point downward; the table store is
 // a library of its own; meta knows neither the runtime nor SQL).
 var forbidden = map[string][]string{
-	"internal/base":   {"internal/types", "dataflow", "table", "meta", "sql", "connector", "engine", "web", "cmd"},
-	"internal/types":  {"dataflow", "table", "meta", "sql", "connector", "engine", "web", "cmd"},
-	"internal/duckdb": {"dataflow", "table", "meta", "sql", "connector", "engine", "web", "cmd"},
-	"dataflow":        {"table", "meta", "sql", "connector", "engine", "web", "cmd"},
-	"table":           {"dataflow", "meta", "sql", "connector", "engine", "web", "cmd"},
-	"meta":            {"dataflow", "sql", "connector", "engine", "web", "cmd"},
-	"sql":             {"engine", "web", "cmd"},
-	"connector":       {"sql", "engine", "web", "cmd"},
-	"topology":        {"sql", "engine", "web", "cmd"},
-	"engine":          {"web", "cmd"},
+	"internal/base":   {"internal/types", "dataflow", "table", "meta", "sql", "connector", "engine", "server", "web", "cmd"},
+	"internal/types":  {"dataflow", "table", "meta", "sql", "connector", "engine", "server", "web", "cmd"},
+	"internal/duckdb": {"dataflow", "table", "meta", "sql", "connector", "engine", "server", "web", "cmd"},
+	"dataflow":        {"table", "meta", "sql", "connector", "engine", "server", "web", "cmd"},
+	"table":           {"dataflow", "meta", "sql", "connector", "engine", "server", "web", "cmd"},
+	"meta":            {"dataflow", "sql", "connector", "engine", "server", "web", "cmd"},
+	"sql":             {"engine", "server", "web", "cmd"},
+	"connector":       {"sql", "engine", "server", "web", "cmd"},
+	"topology":        {"sql", "engine", "server", "web", "cmd"},
+	"engine":          {"server", "web", "cmd"},
+	"server":          {"web", "cmd"},
 }
 
 // repoRoot returns the module root (two levels above this package).

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/stratadb/strata/engine"
+	"github.com/stratadb/strata/sql/pgwire"
+)
+
+// Options configure Start.
+type Options struct {
+	// Engine configures the engine (data directory, intervals).
+	Engine engine.Options
+	// Listen is the Postgres wire address (default 127.0.0.1:4566).
+	Listen string
+	// HTTP is the address of /metrics and /healthz (default
+	// 127.0.0.1:8080; "-" turns it off).
+	HTTP string
+	// Logger receives connection and job events; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Server is a running engine with its listeners.
+type Server struct {
+	Engine *engine.Engine
+	wire   *pgwire.Server
+	ln     net.Listener
+	http   *http.Server
+	hln    net.Listener
+	done   chan error
+}
+
+// Start opens the engine (resuming every job from its latest checkpoint)
+// and starts serving. Close stops everything.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:4566"
+	}
+	if opts.HTTP == "" {
+		opts.HTTP = "127.0.0.1:8080"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	opts.Engine.Logger = opts.Logger
+	e, err := engine.Open(ctx, opts.Engine)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Engine: e, done: make(chan error, 2)}
+	s.ln, err = net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("listen on %s: %w", opts.Listen, err), e.Close())
+	}
+	s.wire = pgwire.NewServer(Handler{Engine: e}, opts.Logger)
+	go func() { s.done <- s.wire.Serve(s.ln) }()
+	if opts.HTTP != "-" {
+		s.hln, err = net.Listen("tcp", opts.HTTP)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("listen on %s: %w", opts.HTTP, err), s.Close())
+		}
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(&collector{e: e}, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+		s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := s.http.Serve(s.hln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.done <- err
+			}
+		}()
+	}
+	return s, nil
+}
+
+// Addr is the Postgres wire listener's address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// HTTPAddr is the HTTP listener's address (nil when off).
+func (s *Server) HTTPAddr() net.Addr {
+	if s.hln == nil {
+		return nil
+	}
+	return s.hln.Addr()
+}
+
+// Done reports a listener that stopped serving on its own.
+func (s *Server) Done() <-chan error { return s.done }
+
+// Close stops the listeners, then the engine: jobs stop, their last
+// completed checkpoints stay for the next Start.
+func (s *Server) Close() error {
+	var errs []error
+	if s.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, s.http.Shutdown(ctx))
+		cancel()
+	}
+	if s.wire != nil {
+		errs = append(errs, s.wire.Close())
+	}
+	errs = append(errs, s.Engine.Close())
+	return errors.Join(errs...)
+}
+
+// collector exports the engine's state at each scrape.
+type collector struct{ e *engine.Engine }
+
+var (
+	descCommitted = prometheus.NewDesc("strata_table_committed_epoch", "Last epoch the table committed.", []string{"table"}, nil)
+	descLag       = prometheus.NewDesc("strata_table_freshness_lag_seconds", "Now minus the start of the table's committed epoch.", []string{"table"}, nil)
+	descEpoch     = prometheus.NewDesc("strata_epoch", "The epoch the clock has open.", nil, nil)
+	descRestarts  = prometheus.NewDesc("strata_job_restarts_total", "Restarts of the job in this process.", []string{"job"}, nil)
+	descRunning   = prometheus.NewDesc("strata_job_running", "1 while the job runs.", []string{"job"}, nil)
+	descCkpt      = prometheus.NewDesc("strata_job_last_checkpoint_id", "Id of the job's last completed checkpoint.", []string{"job"}, nil)
+	descCkptDur   = prometheus.NewDesc("strata_job_last_checkpoint_duration_seconds", "Duration of the job's last completed checkpoint.", []string{"job"}, nil)
+	descCkptSize  = prometheus.NewDesc("strata_job_last_checkpoint_bytes", "State and channel-state bytes of the job's last completed checkpoint.", []string{"job"}, nil)
+)
+
+func (c *collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descCommitted, descLag, descEpoch, descRestarts, descRunning, descCkpt, descCkptDur, descCkptSize} {
+		ch <- d
+	}
+}
+
+func (c *collector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if info, err := c.e.Meta().CurrentEpoch(ctx); err == nil {
+		ch <- prometheus.MustNewConstMetric(descEpoch, prometheus.GaugeValue, float64(info.Epoch))
+	}
+	if f, err := c.e.Meta().Freshness(ctx); err == nil {
+		for _, t := range f.Tables {
+			ch <- prometheus.MustNewConstMetric(descCommitted, prometheus.GaugeValue, float64(t.Committed), t.Table.String())
+			if t.Known {
+				ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, t.Lag.Seconds(), t.Table.String())
+			}
+		}
+	}
+	for _, j := range c.e.Jobs() {
+		running := 0.0
+		if j.Running {
+			running = 1
+		}
+		ch <- prometheus.MustNewConstMetric(descRunning, prometheus.GaugeValue, running, j.Name)
+		ch <- prometheus.MustNewConstMetric(descRestarts, prometheus.CounterValue, float64(j.Restarts), j.Name)
+		ch <- prometheus.MustNewConstMetric(descCkpt, prometheus.GaugeValue, float64(j.LastCheckpoint.ID), j.Name)
+		ch <- prometheus.MustNewConstMetric(descCkptDur, prometheus.GaugeValue, j.LastCheckpoint.Duration.Seconds(), j.Name)
+		ch <- prometheus.MustNewConstMetric(descCkptSize, prometheus.GaugeValue, float64(j.LastCheckpoint.StateBytes+j.LastCheckpoint.ChannelStateBytes), j.Name)
+	}
+}

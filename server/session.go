@@ -1,0 +1,511 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stratadb/strata/engine"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/meta/version"
+	"github.com/stratadb/strata/sql/ddl"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/pgwire"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// Handler opens a Session per connection for any user name and the
+// default database (engine.DefaultDatabase); other databases are refused
+// with 3D000.
+type Handler struct {
+	Engine *engine.Engine
+}
+
+// NewSession implements pgwire.Handler.
+func (h Handler) NewSession(ctx context.Context, _, database string) (pgwire.Session, error) {
+	if database == "" {
+		database = engine.DefaultDatabase
+	}
+	cat, err := h.Engine.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cat.Database(database); err != nil {
+		return nil, sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", database)
+	}
+	return NewSession(h.Engine, database), nil
+}
+
+// Session is one client's SQL session over an engine.
+type Session struct {
+	e         *engine.Engine
+	db        string
+	loc       *time.Location
+	mode      version.Mode
+	lastEpoch base.Epoch
+}
+
+// NewSession returns a session on database db of e.
+func NewSession(e *engine.Engine, db string) *Session {
+	return &Session{e: e, db: db, loc: time.UTC, mode: version.Strong}
+}
+
+// Location implements pgwire.Session.
+func (s *Session) Location() *time.Location { return s.loc }
+
+// Close implements pgwire.Session.
+func (s *Session) Close() {}
+
+// Split implements pgwire.Session.
+func (s *Session) Split(text string) ([]string, error) {
+	stmts, err := ddl.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(stmts))
+	for i, st := range stmts {
+		out[i] = st.Text()
+	}
+	return out, nil
+}
+
+func (s *Session) evalContext() *expr.Context { return &expr.Context{Loc: s.loc, Now: time.Now()} }
+
+// Prepare implements pgwire.Session: it parses one statement and, for a
+// query, binds it to learn its columns.
+func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.Type) (*pgwire.Statement, error) {
+	stmts, err := ddl.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	switch len(stmts) {
+	case 0:
+		return nil, nil
+	case 1:
+	default:
+		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
+	}
+	st := &pgwire.Statement{SQL: text, Impl: stmts[0]}
+	cols, err := s.describe(ctx, stmts[0])
+	if err != nil {
+		return nil, err
+	}
+	st.Columns = cols
+	return st, nil
+}
+
+func textCols(names ...string) []pgwire.Column {
+	out := make([]pgwire.Column, len(names))
+	for i, n := range names {
+		out[i] = pgwire.Column{Name: n, Type: types.Text}
+	}
+	return out
+}
+
+// describe returns the result columns of a statement (nil for none).
+func (s *Session) describe(ctx context.Context, st ddl.Statement) ([]pgwire.Column, error) {
+	switch st := st.(type) {
+	case *ddl.Query:
+		p, err := s.e.Bind(ctx, s.db, st.Node, st.Text(), s.evalContext())
+		if err != nil {
+			return nil, err
+		}
+		return planColumns(p), nil
+	case *ddl.Show:
+		switch st.What {
+		case ddl.ShowTables, ddl.ShowMaterializedViews, ddl.ShowSources, ddl.ShowSinks:
+			return textCols("name"), nil
+		case ddl.ShowJobs:
+			return textCols("name", "kind", "status", "reads", "writes", "last_checkpoint", "restarts"), nil
+		}
+		return textCols(st.What), nil
+	case *ddl.Describe:
+		return textCols("name", "type", "nullable", "primary_key"), nil
+	case *ddl.Explain:
+		return textCols("QUERY PLAN"), nil
+	}
+	return nil, nil
+}
+
+func planColumns(p plan.Node) []pgwire.Column {
+	var out []pgwire.Column
+	for _, c := range p.Schema() {
+		t := c.Type
+		if t.Kind == types.KindUnknown {
+			t = types.Text
+		}
+		out = append(out, pgwire.Column{Name: c.Name, Type: t})
+	}
+	return out
+}
+
+// Execute implements pgwire.Session.
+func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []types.Datum) (*pgwire.Result, error) {
+	if len(params) > 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement parameters ($1, ...) are not supported yet")
+	}
+	res, err := s.execute(ctx, pst.Impl.(ddl.Statement))
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		return nil, err
+	}
+	if res.Columns == nil && len(res.Rows) > 0 {
+		res.Columns = pst.Columns
+	}
+	return res, nil
+}
+
+func (s *Session) execute(ctx context.Context, st ddl.Statement) (*pgwire.Result, error) {
+	switch st := st.(type) {
+	case *ddl.Query:
+		return s.query(ctx, st)
+	case *ddl.CreateTable:
+		return s.createTable(ctx, st)
+	case *ddl.CreateView:
+		if err := s.e.CreateView(ctx, ddl.ObjectName(st.Name, s.db), st.QueryText, st.With, st.IfNotExists); err != nil {
+			return nil, shiftPosition(err, st.Text(), st.QueryText)
+		}
+		return &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}, nil
+	case *ddl.CreateSource:
+		src := st.Source(s.db)
+		if err := s.e.Meta().CreateSource(ctx, src); err != nil {
+			if errors.Is(err, base.ErrConflict) && st.IfNotExists {
+				return &pgwire.Result{Tag: "CREATE SOURCE"}, nil
+			}
+			return nil, sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
+		}
+		return &pgwire.Result{Tag: "CREATE SOURCE"}, nil
+	case *ddl.CreateSink:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE SINK is not supported yet")
+	case *ddl.Drop:
+		return s.drop(ctx, st)
+	case *ddl.Insert:
+		n, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext())
+		if err != nil {
+			return nil, err
+		}
+		return &pgwire.Result{Tag: "INSERT 0 " + strconv.Itoa(n)}, nil
+	case *ddl.Update:
+		n, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext())
+		if err != nil {
+			return nil, err
+		}
+		return &pgwire.Result{Tag: "UPDATE " + strconv.Itoa(n)}, nil
+	case *ddl.Delete:
+		n, err := s.e.Delete(ctx, s.db, st.Node.GetDeleteStmt(), st.Text(), s.evalContext())
+		if err != nil {
+			return nil, err
+		}
+		return &pgwire.Result{Tag: "DELETE " + strconv.Itoa(n)}, nil
+	case *ddl.Set:
+		return s.set(st)
+	case *ddl.Show:
+		return s.show(ctx, st)
+	case *ddl.Describe:
+		return s.describeObject(ctx, st)
+	case *ddl.Explain:
+		return s.explain(ctx, st)
+	case *ddl.Other:
+		switch {
+		case st.Node.GetTransactionStmt() != nil:
+			// Every statement commits on its own; a transaction block
+			// groups nothing, as in RisingWave.
+			return &pgwire.Result{Tag: transactionTag(st.Text())}, nil
+		}
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
+	}
+	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
+}
+
+func firstWords(text string) string {
+	f := strings.Fields(text)
+	if len(f) > 3 {
+		f = f[:3]
+	}
+	return strings.Join(f, " ")
+}
+
+func transactionTag(text string) string {
+	w := strings.ToUpper(strings.Fields(text)[0])
+	switch w {
+	case "BEGIN", "START":
+		return "BEGIN"
+	case "END":
+		return "COMMIT"
+	case "ABORT":
+		return "ROLLBACK"
+	}
+	return w
+}
+
+// shiftPosition moves an error position inside part (a substring of
+// whole) to a position in whole.
+func shiftPosition(err error, whole, part string) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Position == 0 {
+		return err
+	}
+	i := strings.Index(whole, part)
+	if i <= 0 {
+		return err
+	}
+	return se.WithPosition(se.Position + utf8.RuneCountInString(whole[:i]))
+}
+
+func (s *Session) query(ctx context.Context, q *ddl.Query) (*pgwire.Result, error) {
+	spec := engine.ReadSpec{Mode: s.mode}
+	if q.AtEpoch != nil {
+		ep := base.Epoch(*q.AtEpoch)
+		spec.AtEpoch = &ep
+	}
+	p, rows, epochs, err := s.e.Query(ctx, s.db, q.Node, q.Text(), spec, s.evalContext())
+	if err != nil {
+		return nil, err
+	}
+	if len(epochs) > 0 {
+		var lo base.Epoch
+		for _, ep := range epochs {
+			if lo == 0 || ep < lo {
+				lo = ep
+			}
+		}
+		s.lastEpoch = lo
+	}
+	return &pgwire.Result{Columns: planColumns(p), Rows: rows, Tag: pgwire.SelectTag(len(rows))}, nil
+}
+
+func (s *Session) createTable(ctx context.Context, st *ddl.CreateTable) (*pgwire.Result, error) {
+	if st.Query != nil {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE TABLE ... AS is not supported yet; create the table, then INSERT INTO ... SELECT")
+	}
+	if st.FromSource != "" {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE TABLE ... FROM source TABLE is not supported yet")
+	}
+	t := st.Table(s.db)
+	if st.Watermark != nil {
+		if t.Options == nil {
+			t.Options = map[string]string{}
+		}
+		t.Options[engine.OptionWatermarkColumn] = st.Watermark.Column
+		t.Options[engine.OptionWatermarkDelay] = st.Watermark.Delay.String()
+	}
+	if err := s.e.CreateTable(ctx, t, st.IfNotExists); err != nil {
+		return nil, err
+	}
+	return &pgwire.Result{Tag: "CREATE TABLE"}, nil
+}
+
+func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error) {
+	tag := "DROP " + string(st.Kind)
+	for _, n := range st.Names {
+		name := ddl.ObjectName(n, s.db)
+		var err error
+		switch st.Kind {
+		case ddl.Table:
+			err = s.e.Drop(ctx, "table", name, st.IfExists, st.Cascade)
+		case ddl.View:
+			err = s.e.Drop(ctx, "view", name, st.IfExists, st.Cascade)
+		case ddl.Source:
+			err = s.e.Meta().DropSource(ctx, name)
+			if errors.Is(err, base.ErrNotFound) {
+				if st.IfExists {
+					err = nil
+				} else {
+					err = sqlerr.New(sqlerr.UndefinedObject, "source %q does not exist", n)
+				}
+			} else if errors.Is(err, base.ErrConflict) {
+				err = sqlerr.Wrap(sqlerr.DependentObjectsStillExist, err)
+			}
+		default:
+			err = sqlerr.New(sqlerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &pgwire.Result{Tag: tag}, nil
+}
+
+func (s *Session) set(st *ddl.Set) (*pgwire.Result, error) {
+	switch st.Name {
+	case "timezone":
+		val := st.Value
+		if st.Default {
+			val = "UTC"
+		}
+		loc, err := loadZone(val)
+		if err != nil {
+			return nil, err
+		}
+		s.loc = loc
+	case "consistency":
+		switch strings.ToLower(st.Value) {
+		case "strong":
+			s.mode = version.Strong
+		case "weak":
+			s.mode = version.Weak
+		case "":
+			if st.Default {
+				s.mode = version.Strong
+				break
+			}
+			fallthrough
+		default:
+			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"consistency\": %q (strong or weak)", st.Value)
+		}
+	case "extra_float_digits", "client_encoding", "datestyle", "application_name", "search_path", "statement_timeout", "client_min_messages":
+		// Settings drivers send at connection start; accepted, ignored.
+	default:
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
+	}
+	return &pgwire.Result{Tag: "SET"}, nil
+}
+
+func loadZone(name string) (*time.Location, error) {
+	if strings.EqualFold(name, "utc") || strings.EqualFold(name, "gmt") {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", name)
+	}
+	return loc, nil
+}
+
+func rowsOf(vals ...[]string) []types.Row {
+	out := make([]types.Row, len(vals))
+	for i, v := range vals {
+		r := make(types.Row, len(v))
+		for j, x := range v {
+			r[j] = types.NewText(x)
+		}
+		out[i] = r
+	}
+	return out
+}
+
+func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error) {
+	cols, _ := s.describe(ctx, st)
+	res := &pgwire.Result{Columns: cols, Tag: "SHOW"}
+	cat, err := s.e.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]string
+	switch st.What {
+	case ddl.ShowTables, ddl.ShowMaterializedViews:
+		kind := catalog.KindTable
+		if st.What == ddl.ShowMaterializedViews {
+			kind = catalog.KindView
+		}
+		for _, t := range cat.Tables() {
+			if t.Kind == kind && t.Name.Database == s.db {
+				rows = append(rows, []string{t.Name.Name})
+			}
+		}
+	case ddl.ShowSources:
+		for _, src := range cat.Sources() {
+			if src.Name.Database == s.db {
+				rows = append(rows, []string{src.Name.Name})
+			}
+		}
+	case ddl.ShowSinks:
+	case ddl.ShowJobs:
+		infos, err := s.e.Meta().Jobs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		local := map[string]engine.JobStatus{}
+		for _, j := range s.e.Jobs() {
+			local[j.Name] = j
+		}
+		for _, j := range infos {
+			names := func(ns []catalog.ObjectName) string {
+				out := make([]string, len(ns))
+				for i, n := range ns {
+					out[i] = n.Name
+				}
+				return strings.Join(out, ", ")
+			}
+			rows = append(rows, []string{j.Job.Name, string(j.Job.Kind), string(j.Status), names(j.Job.Reads), names(j.Job.Writes),
+				strconv.FormatUint(uint64(j.LastCheckpoint), 10), strconv.Itoa(local[j.Job.Name].Restarts)})
+		}
+	case "timezone":
+		rows = [][]string{{s.loc.String()}}
+	case "server_version":
+		rows = [][]string{{pgwire.ServerVersion}}
+	case "consistency":
+		rows = [][]string{{string(s.mode)}}
+	case "last_read_epoch":
+		rows = [][]string{{strconv.FormatUint(uint64(s.lastEpoch), 10)}}
+	case "epoch":
+		info, err := s.e.Meta().CurrentEpoch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rows = [][]string{{strconv.FormatUint(uint64(info.Epoch), 10)}}
+	default:
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.What)
+	}
+	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	res.Rows = rowsOf(rows...)
+	return res, nil
+}
+
+func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire.Result, error) {
+	cat, err := s.e.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	name := ddl.ObjectName(st.Name, s.db)
+	var cols []catalog.Column
+	var key []string
+	if t, err := cat.Table(name); err == nil {
+		cols, key = t.Columns, t.PrimaryKey
+	} else if src, err := cat.Source(name); err == nil {
+		cols = src.Columns
+	} else {
+		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", st.Name)
+	}
+	var rows [][]string
+	for _, c := range cols {
+		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull), strconv.FormatBool(slices.Contains(key, c.Name))})
+	}
+	cs, _ := s.describe(ctx, st)
+	return &pgwire.Result{Columns: cs, Rows: rowsOf(rows...), Tag: fmt.Sprintf("DESCRIBE %d", len(rows))}, nil
+}
+
+func (s *Session) explain(ctx context.Context, st *ddl.Explain) (*pgwire.Result, error) {
+	var text string
+	switch in := st.Statement.(type) {
+	case *ddl.Query:
+		p, err := s.e.Bind(ctx, s.db, in.Node, in.Text(), s.evalContext())
+		if err != nil {
+			return nil, err
+		}
+		text = plan.Explain(p)
+	case *ddl.CreateView:
+		out, err := s.e.ExplainView(ctx, s.db, in.QueryText)
+		if err != nil {
+			return nil, shiftPosition(err, st.Text(), in.QueryText)
+		}
+		text = out
+	default:
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN of this statement is not supported; explain a SELECT or a CREATE MATERIALIZED VIEW")
+	}
+	var rows [][]string
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		rows = append(rows, []string{l})
+	}
+	return &pgwire.Result{Columns: textCols("QUERY PLAN"), Rows: rowsOf(rows...), Tag: "EXPLAIN"}, nil
+}
