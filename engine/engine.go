@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stratadb/strata/connector/ingest"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
@@ -61,6 +62,9 @@ type Engine struct {
 	tables map[catalog.ObjectName]*table.Table
 	jobs   map[string]*runningJob
 	dml    map[catalog.ObjectName]*dmlLog
+	// closes holds, per ingest job, the last (epoch, position) at which
+	// its source closed an epoch.
+	closes map[string]ingest.Pair
 }
 
 // Open opens (or creates) the instance in opts.Dir, creates the default
@@ -105,7 +109,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, errors.Join(err, svc.Close(), st.Close())
 	}
 	e := &Engine{opts: opts, store: st, meta: svc, fs: fs, log: opts.Logger,
-		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}}
+		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	cat, err := svc.Catalog(ctx)
 	if err != nil {

@@ -163,6 +163,15 @@ func TestTablesViewsAndRestart(t *testing.T) {
 		}
 		checkViews(t, e, db)
 	}
+	for _, v := range []catalog.ObjectName{v1Name, v2Name} {
+		res, err := e.Verify(ctx, v, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK() || res.Rows == 0 {
+			t.Fatalf("verify: %s", res)
+		}
+	}
 	rows, err := e.ReadConsistent(ctx, []catalog.ObjectName{tName}, version.Strong, "test")
 	if err != nil {
 		t.Fatal(err)

@@ -77,6 +77,19 @@ func (e *Engine) Jobs() []JobStatus {
 	return out
 }
 
+// IngestPosition returns the source position at which ingest job job last
+// closed an epoch, and that epoch (zero before the first). For a nexmark
+// table the position is the number of events generated.
+func (e *Engine) IngestPosition(job string) ingest.Pair {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.closes[job]
+}
+
+// IngestJobName returns the name of the ingest job of a table with a
+// connector.
+func IngestJobName(table catalog.ObjectName) string { return ingestJobName(table) }
+
 func (e *Engine) connector(t catalog.Table, name string, opts map[string]string) (ingest.Reader, error) {
 	f, ok := e.opts.Connectors[name]
 	if !ok {
@@ -144,9 +157,14 @@ func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, er
 	if err != nil {
 		return nil, err
 	}
-	var onClose func(ingest.Pair)
-	if l, ok := reader.(*dmlLog); ok {
-		onClose = l.closed
+	dml, _ := reader.(*dmlLog)
+	onClose := func(p ingest.Pair) {
+		e.mu.Lock()
+		e.closes[def.Name] = p
+		e.mu.Unlock()
+		if dml != nil {
+			dml.closed(p)
+		}
 	}
 	return &graph.Job{Name: def.Name,
 		Vertices: []graph.Vertex{

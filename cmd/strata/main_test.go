@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 )
@@ -25,13 +24,6 @@ func TestVersionPrintsAVersion(t *testing.T) {
 	}
 	if !strings.HasPrefix(out, "strata ") || len(strings.Fields(out)) < 2 {
 		t.Fatalf("version output %q, want \"strata <version> ...\"", out)
-	}
-}
-
-func TestDemoSaysNotBuilt(t *testing.T) {
-	_, err := run(t, "demo")
-	if !errors.Is(err, errDemoNotBuilt) {
-		t.Fatalf("demo error = %v, want errDemoNotBuilt", err)
 	}
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -68,18 +67,4 @@ func buildVersion() string {
 		rev += "-dirty"
 	}
 	return "devel+" + rev
-}
-
-// errDemoNotBuilt is returned until the demo topology exists.
-var errDemoNotBuilt = errors.New("the demo is not built yet: it waits for SQL DDL and the Nexmark generator; see the README's Status section")
-
-func newDemoCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "demo",
-		Short: "Run the Nexmark demo topology on embedded defaults (not built yet)",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return errDemoNotBuilt
-		},
-	}
 }

@@ -1,0 +1,348 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stratadb/strata/connector/nexmark"
+	"github.com/stratadb/strata/engine"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/server"
+	"github.com/stratadb/strata/sql/ddl"
+	"github.com/stratadb/strata/sql/pgwire"
+)
+
+// Options configure Run.
+type Options struct {
+	// Engine is the engine's configuration (data directory, intervals).
+	Engine engine.Options
+	// Rate is the generator's rate in events per second.
+	Rate uint64
+	// Seed is the generator's seed.
+	Seed uint64
+	// Duration stops the demo after it (0: until ctx ends).
+	Duration time.Duration
+	// Serve, when set, is the Postgres wire address to serve on while
+	// the demo runs.
+	Serve string
+	// Out receives the status and the summary.
+	Out io.Writer
+	// Live redraws a status block in place (a terminal); otherwise a
+	// status line is printed every few seconds.
+	Live bool
+}
+
+// Summary is the outcome of Run.
+type Summary struct {
+	Events              uint64
+	Passed, Violated    int
+	Verified, Views     int
+	Duration            time.Duration
+	LastEpoch           base.Epoch
+	VerificationDetails []string
+}
+
+// Line is the summary's last line, in the shape scripts read:
+// "consistency checks: P passed, V violated; views verified: K of N".
+func (s Summary) Line() string {
+	return fmt.Sprintf("consistency checks: %d passed, %d violated; views verified: %d of %d", s.Passed, s.Violated, s.Verified, s.Views)
+}
+
+// Views are the demo's materialized views, in creation order.
+var Views = []string{"t1", "t2", "t3"}
+
+// Script returns the SQL that creates the demo's tables and views.
+func Script(rate, seed uint64) string {
+	var b strings.Builder
+	for _, sc := range []nexmark.Schema{nexmark.PersonSchema, nexmark.AuctionSchema, nexmark.BidSchema} {
+		cols := make([]string, len(sc.Columns))
+		for i, c := range sc.Columns {
+			cols[i] = c.Name + " " + c.Type.String()
+		}
+		if len(sc.PrimaryKey) > 0 {
+			cols = append(cols, "PRIMARY KEY ("+strings.Join(sc.PrimaryKey, ", ")+")")
+		}
+		fmt.Fprintf(&b, "CREATE TABLE %s (%s)\n  WITH (connector = 'nexmark', nexmark.table = '%s', rate = '%d', event.rate = '%d', seed = '%d');\n",
+			sc.Table, strings.Join(cols, ", "), sc.Table, rate, rate, seed)
+	}
+	b.WriteString(`CREATE MATERIALIZED VIEW t1 AS
+  SELECT auction, date_trunc('minute', date_time) AS minute, count(*) AS bids, sum(price) AS volume
+  FROM bid GROUP BY auction, date_trunc('minute', date_time);
+CREATE MATERIALIZED VIEW t2 AS
+  SELECT minute, count(*) AS auctions, sum(bids) AS bids, sum(volume) AS volume
+  FROM t1 GROUP BY minute;
+CREATE MATERIALIZED VIEW t3 AS
+  SELECT t1.auction, t1.minute, t1.bids, t2.bids AS minute_bids, t2.auctions AS minute_auctions
+  FROM t1 JOIN t2 ON t1.minute = t2.minute;
+`)
+	return b.String()
+}
+
+// CheckQuery is the consistency check's SELECT (see the package doc).
+const CheckQuery = `SELECT a.n AS t1_bids, b.n AS t2_bids, c.n AS t3_bids, a.k AS t1_rows, b.k AS t2_auctions, c.k AS t3_rows
+FROM (SELECT coalesce(sum(bids), 0) AS n, count(*) AS k FROM t1) a,
+     (SELECT coalesce(sum(bids), 0) AS n, coalesce(sum(auctions), 0) AS k FROM t2) b,
+     (SELECT coalesce(sum(bids), 0) AS n, count(*) AS k FROM t3) c`
+
+// exec runs a script through a SQL session, as a client would.
+func exec(ctx context.Context, s *server.Session, script string) ([]*pgwire.Result, error) {
+	stmts, err := ddl.Parse(script)
+	if err != nil {
+		return nil, err
+	}
+	var out []*pgwire.Result
+	for _, st := range stmts {
+		p, err := s.Prepare(ctx, st.Text(), nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", firstLine(st.Text()), err)
+		}
+		r, err := s.Execute(ctx, p, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", firstLine(st.Text()), err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
+
+// Run creates the demo topology in a fresh engine and runs it until
+// opts.Duration passes or ctx ends, then verifies every view and returns
+// the summary (the caller prints its Line last).
+func Run(ctx context.Context, opts Options) (Summary, error) {
+	var sum Summary
+	start := time.Now()
+	var srv *server.Server
+	var e *engine.Engine
+	var err error
+	if opts.Serve != "" {
+		srv, err = server.Start(ctx, server.Options{Engine: opts.Engine, Listen: opts.Serve, HTTP: "-"})
+		if err != nil {
+			return sum, err
+		}
+		e = srv.Engine
+		defer srv.Close()
+		fmt.Fprintf(opts.Out, "serving: psql -h %s -p %s -U root -d dev\n", hostOf(srv.Addr().String()), portOf(srv.Addr().String()))
+	} else {
+		e, err = engine.Open(ctx, opts.Engine)
+		if err != nil {
+			return sum, err
+		}
+		defer e.Close()
+	}
+	cat, err := e.Catalog(ctx)
+	if err != nil {
+		return sum, err
+	}
+	if len(cat.Tables()) > 0 {
+		return sum, fmt.Errorf("data directory %s already holds tables; the demo needs a fresh one", opts.Engine.Dir)
+	}
+	sess := server.NewSession(e, engine.DefaultDatabase)
+	if _, err := exec(ctx, sess, Script(opts.Rate, opts.Seed)); err != nil {
+		return sum, err
+	}
+	runCtx := ctx
+	if opts.Duration > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, opts.Duration)
+		defer cancel()
+	}
+	st := &status{e: e, out: opts.Out, live: opts.Live, start: time.Now()}
+	tick := time.NewTicker(e.EpochInterval())
+	defer tick.Stop()
+	lastPrint := time.Time{}
+	var lastErr string
+loop:
+	for {
+		select {
+		case <-runCtx.Done():
+			break loop
+		case <-tick.C:
+		}
+		ok, detail, err := check(runCtx, sess)
+		switch {
+		case err != nil && runCtx.Err() != nil:
+			break loop
+		case err != nil:
+			lastErr = err.Error()
+		case ok:
+			sum.Passed++
+		default:
+			sum.Violated++
+			lastErr = "violated: " + detail
+		}
+		if opts.Live || time.Since(lastPrint) >= 5*time.Second {
+			st.print(ctx, sum, lastErr)
+			lastPrint = time.Now()
+		}
+	}
+	if ctx.Err() != nil {
+		return sum, ctx.Err()
+	}
+	st.print(ctx, sum, lastErr)
+	sum.Events = st.events()
+	// Let the views catch up with the last epoch the tables committed,
+	// then verify each at its committed epoch.
+	fmt.Fprintln(opts.Out, "verifying every view against its query recomputed at one epoch ...")
+	for _, v := range Views {
+		res, err := e.Verify(ctx, catalog.Name(engine.DefaultDatabase, v), 0)
+		sum.Views++
+		if err != nil {
+			sum.VerificationDetails = append(sum.VerificationDetails, fmt.Sprintf("%s: %v", v, err))
+			continue
+		}
+		if res.OK() {
+			sum.Verified++
+		}
+		sum.VerificationDetails = append(sum.VerificationDetails, res.String())
+	}
+	for _, d := range sum.VerificationDetails {
+		fmt.Fprintln(opts.Out, "  "+d)
+	}
+	sum.Duration = time.Since(start)
+	return sum, nil
+}
+
+// check runs the consistency query once.
+func check(ctx context.Context, s *server.Session) (bool, string, error) {
+	res, err := exec(ctx, s, CheckQuery)
+	if err != nil {
+		return false, "", err
+	}
+	r := res[0]
+	if len(r.Rows) != 1 {
+		return false, fmt.Sprintf("%d rows", len(r.Rows)), nil
+	}
+	row := r.Rows[0]
+	vals := make([]string, len(row))
+	for i, d := range row {
+		vals[i] = types.FormatText(d, nil)
+	}
+	ok := vals[0] == vals[1] && vals[1] == vals[2] && vals[3] == vals[4] && vals[4] == vals[5]
+	var parts []string
+	for i, c := range r.Columns {
+		parts = append(parts, c.Name+"="+vals[i])
+	}
+	return ok, strings.Join(parts, " "), nil
+}
+
+// status prints the live status.
+type status struct {
+	e     *engine.Engine
+	out   io.Writer
+	live  bool
+	start time.Time
+	lines int
+	prev  struct {
+		at     time.Time
+		events uint64
+	}
+}
+
+func (s *status) events() uint64 {
+	var n uint64
+	for _, t := range []string{"person", "auction", "bid"} {
+		n = max(n, s.e.IngestPosition(engine.IngestJobName(catalog.Name(engine.DefaultDatabase, t))).Position)
+	}
+	return n
+}
+
+func (s *status) print(ctx context.Context, sum Summary, lastErr string) {
+	now := time.Now()
+	ev := s.events()
+	rate := 0.0
+	if !s.prev.at.IsZero() {
+		if dt := now.Sub(s.prev.at).Seconds(); dt > 0 {
+			rate = float64(ev-s.prev.events) / dt
+		}
+	} else if dt := now.Sub(s.start).Seconds(); dt > 0 {
+		rate = float64(ev) / dt
+	}
+	s.prev.at, s.prev.events = now, ev
+	var lines []string
+	epoch := ""
+	if info, err := s.e.Meta().CurrentEpoch(ctx); err == nil {
+		epoch = strconv.FormatUint(uint64(info.Epoch), 10)
+	}
+	lines = append(lines, fmt.Sprintf("%6.1fs  events %d (%.0f/s)  epoch %s  checks %d passed, %d violated",
+		now.Sub(s.start).Seconds(), ev, rate, epoch, sum.Passed, sum.Violated))
+	if f, err := s.e.Meta().Freshness(ctx); err == nil {
+		sort.Slice(f.Tables, func(i, j int) bool { return f.Tables[i].Table.Name < f.Tables[j].Table.Name })
+		var parts []string
+		for _, t := range f.Tables {
+			lag := "-"
+			if t.Known {
+				lag = t.Lag.Round(10 * time.Millisecond).String()
+			}
+			parts = append(parts, fmt.Sprintf("%s@%d (lag %s)", t.Table.Name, t.Committed, lag))
+		}
+		lines = append(lines, "  tables: "+strings.Join(parts, "  "))
+	}
+	jobs := s.e.Jobs()
+	sort.Slice(jobs, func(i, j int) bool { return jobs[i].Name < jobs[j].Name })
+	var parts []string
+	for _, j := range jobs {
+		if !strings.HasPrefix(j.Name, "view-") {
+			continue
+		}
+		cp := j.LastCheckpoint
+		mode := "aligned"
+		if cp.ChannelStateBytes > 0 {
+			mode = "unaligned"
+		}
+		parts = append(parts, fmt.Sprintf("%s #%d %s %s %s", strings.TrimPrefix(j.Name, "view-dev-"), cp.ID, mode,
+			cp.Duration.Round(time.Millisecond), byteSize(cp.StateBytes+cp.ChannelStateBytes)))
+	}
+	lines = append(lines, "  checkpoints: "+strings.Join(parts, "  "))
+	if lastErr != "" {
+		lines = append(lines, "  last problem: "+lastErr)
+	}
+	if s.live && s.lines > 0 {
+		fmt.Fprintf(s.out, "\x1b[%dA", s.lines)
+	}
+	for _, l := range lines {
+		if s.live {
+			fmt.Fprint(s.out, "\x1b[2K")
+		}
+		fmt.Fprintln(s.out, l)
+	}
+	s.lines = len(lines)
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func hostOf(addr string) string {
+	i := strings.LastIndex(addr, ":")
+	if i < 0 {
+		return addr
+	}
+	return strings.Trim(addr[:i], "[]")
+}
+
+func portOf(addr string) string { return addr[strings.LastIndex(addr, ":")+1:] }
+
+// ErrViolations is returned by the command when a check was violated or a
+// view did not verify.
+var ErrViolations = errors.New("the demo saw a consistency violation or a view that did not verify")
