@@ -23,6 +23,10 @@ import (
 type ReadSpec struct {
 	Mode    version.Mode
 	AtEpoch *base.Epoch
+	// After, when not zero, makes the read wait until every relation it
+	// names has committed epoch After: a session that wrote at After then
+	// reads its own write in every view downstream (read your writes).
+	After base.Epoch
 }
 
 // Bind binds a SELECT against the catalog of database db and returns its
@@ -51,6 +55,13 @@ func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text
 	}
 	var sc exec.Scanner
 	var epochs map[catalog.ObjectName]base.Epoch
+	if spec.After != 0 && spec.AtEpoch == nil {
+		for _, n := range rels.seen {
+			if err := e.waitCommitted(ctx, n, spec.After); err != nil {
+				return nil, nil, nil, fmt.Errorf("waiting for %s to commit epoch %d, which holds this session's last write: %w", n.Name, spec.After, err)
+			}
+		}
+	}
 	if spec.AtEpoch != nil {
 		sc, epochs, err = e.scannerAt(rels, *spec.AtEpoch)
 	} else {
@@ -153,17 +164,17 @@ func assign(t catalog.Table, c catalog.Column, v types.Datum, ectx *expr.Context
 // primary key exists replace the stored row (upsert, as in Paimon and
 // RisingWave tables). It returns the number of rows written once their
 // epoch is committed.
-func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt, text string, ectx *expr.Context) (int, error) {
+func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt, text string, ectx *expr.Context) (int, base.Epoch, error) {
 	if ins.GetOnConflictClause() != nil || len(ins.GetReturningList()) > 0 || ins.GetWithClause() != nil {
-		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT with ON CONFLICT, RETURNING or WITH is not supported")
+		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT with ON CONFLICT, RETURNING or WITH is not supported")
 	}
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	t, err := targetTable(cat, db, ins.GetRelation())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// target[i] is the table column that value i goes to.
 	var target []int
@@ -178,10 +189,10 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 				}
 			}
 			if idx < 0 {
-				return 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.GetName(), t.Name.Name).WithPosition(int(rt.GetLocation()) + 1)
+				return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.GetName(), t.Name.Name).WithPosition(int(rt.GetLocation()) + 1)
 			}
 			if seen[idx] {
-				return 0, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", rt.GetName()).WithPosition(int(rt.GetLocation()) + 1)
+				return 0, 0, sqlerr.New(sqlerr.DuplicateColumn, "column %q specified more than once", rt.GetName()).WithPosition(int(rt.GetLocation()) + 1)
 			}
 			seen[idx] = true
 			target = append(target, idx)
@@ -193,33 +204,33 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	}
 	sel := ins.GetSelectStmt()
 	if sel == nil {
-		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... DEFAULT VALUES is not supported")
+		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... DEFAULT VALUES is not supported")
 	}
 	rels := &relations{cat: cat, db: db}
 	p, err := binder.New(rels, text, ectx).BindQuery(sel)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if n := len(p.Schema()); n != len(target) {
 		what := "more"
 		if n < len(target) {
 			what = "fewer"
 		}
-		return 0, sqlerr.New(sqlerr.SyntaxError, "INSERT has %s expressions than target columns", what)
+		return 0, 0, sqlerr.New(sqlerr.SyntaxError, "INSERT has %s expressions than target columns", what)
 	}
 	sc, _, err := e.scanner(ctx, rels, version.Strong)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	l, err := e.writableLog(ctx, t.Name)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	l.write.Lock()
 	defer l.write.Unlock()
 	rows, err := exec.Run(ectx, p, sc)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	c := types.NewChunk(columnTypes(t.Columns), len(rows))
 	for _, r := range rows {
@@ -232,15 +243,16 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 		}
 		for i, col := range t.Columns {
 			if out[i], err = assign(t, col, out[i], ectx); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
 		c.Append(types.Insert, out)
 	}
-	if _, err := e.applyLocked(ctx, l, c); err != nil {
-		return 0, err
+	ep, err := e.applyLocked(ctx, l, c)
+	if err != nil {
+		return 0, 0, err
 	}
-	return len(rows), nil
+	return len(rows), ep, nil
 }
 
 // selectFor builds SELECT *, extra... FROM rel WHERE where from a DML
@@ -263,24 +275,24 @@ func selectFor(rel *pg_query.RangeVar, extra []*pg_query.Node, where *pg_query.N
 // by SQL; it returns the number of rows matched once the change is
 // committed. Changing a primary key moves the row (a delete and an
 // insert).
-func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt, text string, ectx *expr.Context) (int, error) {
+func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt, text string, ectx *expr.Context) (int, base.Epoch, error) {
 	if len(up.GetFromClause()) > 0 || len(up.GetReturningList()) > 0 || up.GetWithClause() != nil {
-		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE with FROM, RETURNING or WITH is not supported")
+		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE with FROM, RETURNING or WITH is not supported")
 	}
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	t, err := targetTable(cat, db, up.GetRelation())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	var set []int
 	var vals []*pg_query.Node
 	for _, n := range up.GetTargetList() {
 		rt := n.GetResTarget()
 		if len(rt.GetIndirection()) > 0 {
-			return 0, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE of a part of column %q is not supported", rt.GetName()).WithPosition(int(rt.GetLocation()) + 1)
+			return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE of a part of column %q is not supported", rt.GetName()).WithPosition(int(rt.GetLocation()) + 1)
 		}
 		idx := -1
 		for i, c := range t.Columns {
@@ -289,7 +301,7 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 			}
 		}
 		if idx < 0 {
-			return 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.GetName(), t.Name.Name).WithPosition(int(rt.GetLocation()) + 1)
+			return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.GetName(), t.Name.Name).WithPosition(int(rt.GetLocation()) + 1)
 		}
 		set = append(set, idx)
 		vals = append(vals, rt.GetVal())
@@ -309,17 +321,17 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 
 // Delete runs DELETE FROM t [WHERE ...] on a table written by SQL; it
 // returns the number of rows deleted once the change is committed.
-func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt, text string, ectx *expr.Context) (int, error) {
+func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt, text string, ectx *expr.Context) (int, base.Epoch, error) {
 	if len(del.GetUsingClause()) > 0 || len(del.GetReturningList()) > 0 || del.GetWithClause() != nil {
-		return 0, sqlerr.New(sqlerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported")
+		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported")
 	}
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	t, err := targetTable(cat, db, del.GetRelation())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	return e.rewrite(ctx, cat, db, t, selectFor(del.GetRelation(), nil, del.GetWhereClause()), text, ectx, nil)
 }
@@ -327,15 +339,15 @@ func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt
 // rewrite selects the rows a DML statement matches and writes, per row,
 // the replacement newRow gives (a delete when newRow is nil).
 func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t catalog.Table, sel *pg_query.Node, text string, ectx *expr.Context,
-	newRow func(types.Row) (types.Row, error)) (int, error) {
+	newRow func(types.Row) (types.Row, error)) (int, base.Epoch, error) {
 	rels := &relations{cat: cat, db: db}
 	p, err := binder.New(rels, text, ectx).BindQuery(sel)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	l, err := e.writableLog(ctx, t.Name)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// Hold the table's writer lock from the read to the commit: the rows
 	// read are the rows the change applies to.
@@ -343,11 +355,11 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 	defer l.write.Unlock()
 	sc, _, err := e.scanner(ctx, rels, version.Strong)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	rows, err := exec.Run(ectx, p, sc)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	keyCols := make([]int, 0, len(t.PrimaryKey))
 	for _, k := range t.PrimaryKey {
@@ -366,7 +378,7 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 		}
 		nr, err := newRow(r)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if types.CompareRows(old, nr, nil) == 0 {
 			continue
@@ -385,8 +397,9 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 			c.Append(types.Insert, nr)
 		}
 	}
-	if _, err := e.applyLocked(ctx, l, c); err != nil {
-		return 0, err
+	ep, err := e.applyLocked(ctx, l, c)
+	if err != nil {
+		return 0, 0, err
 	}
-	return len(rows), nil
+	return len(rows), ep, nil
 }

@@ -34,11 +34,14 @@ func TestDMLStatements(t *testing.T) {
 		}
 		switch {
 		case st.Node.GetInsertStmt() != nil:
-			return e.Insert(ctx, DefaultDatabase, st.Node.GetInsertStmt(), text, ectx)
+			n, _, err := e.Insert(ctx, DefaultDatabase, st.Node.GetInsertStmt(), text, ectx)
+			return n, err
 		case st.Node.GetUpdateStmt() != nil:
-			return e.Update(ctx, DefaultDatabase, st.Node.GetUpdateStmt(), text, ectx)
+			n, _, err := e.Update(ctx, DefaultDatabase, st.Node.GetUpdateStmt(), text, ectx)
+			return n, err
 		case st.Node.GetDeleteStmt() != nil:
-			return e.Delete(ctx, DefaultDatabase, st.Node.GetDeleteStmt(), text, ectx)
+			n, _, err := e.Delete(ctx, DefaultDatabase, st.Node.GetDeleteStmt(), text, ectx)
+			return n, err
 		}
 		t.Fatalf("not DML: %s", text)
 		return 0, nil

@@ -8,7 +8,10 @@
 //
 //   - TimeZone (SET TIME ZONE 'Europe/Paris'): the session time zone.
 //   - consistency (SET consistency = strong | weak): how a SELECT picks its
-//     version (DESIGN.md "Consistent reads"); strong by default.
+//     version (DESIGN.md "Consistent reads"); strong by default. A strong
+//     read also sees the session's own writes: after an INSERT, UPDATE or
+//     DELETE committed at epoch E, the next SELECT waits until every
+//     relation it reads has committed E, so a view reflects the write.
 //   - last_read_epoch (SHOW only): the epoch the last SELECT read, per
 //     relation the smallest, or 0 before any.
 //

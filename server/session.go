@@ -51,6 +51,9 @@ type Session struct {
 	loc       *time.Location
 	mode      version.Mode
 	lastEpoch base.Epoch
+	// lastWrite is the epoch of this session's last INSERT, UPDATE or
+	// DELETE: a strong read waits until what it reads has committed it.
+	lastWrite base.Epoch
 }
 
 // NewSession returns a session on database db of e.
@@ -190,19 +193,22 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement) (*pgwire.Result
 	case *ddl.Drop:
 		return s.drop(ctx, st)
 	case *ddl.Insert:
-		n, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext())
+		n, ep, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext())
+		s.lastWrite = max(s.lastWrite, ep)
 		if err != nil {
 			return nil, err
 		}
 		return &pgwire.Result{Tag: "INSERT 0 " + strconv.Itoa(n)}, nil
 	case *ddl.Update:
-		n, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext())
+		n, ep, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext())
+		s.lastWrite = max(s.lastWrite, ep)
 		if err != nil {
 			return nil, err
 		}
 		return &pgwire.Result{Tag: "UPDATE " + strconv.Itoa(n)}, nil
 	case *ddl.Delete:
-		n, err := s.e.Delete(ctx, s.db, st.Node.GetDeleteStmt(), st.Text(), s.evalContext())
+		n, ep, err := s.e.Delete(ctx, s.db, st.Node.GetDeleteStmt(), st.Text(), s.evalContext())
+		s.lastWrite = max(s.lastWrite, ep)
 		if err != nil {
 			return nil, err
 		}
@@ -264,6 +270,9 @@ func shiftPosition(err error, whole, part string) error {
 
 func (s *Session) query(ctx context.Context, q *ddl.Query) (*pgwire.Result, error) {
 	spec := engine.ReadSpec{Mode: s.mode}
+	if s.mode == version.Strong {
+		spec.After = s.lastWrite
+	}
 	if q.AtEpoch != nil {
 		ep := base.Epoch(*q.AtEpoch)
 		spec.AtEpoch = &ep
