@@ -40,6 +40,9 @@ type Options struct {
 	Connectors map[string]Connector
 	// Logger receives job failures and restarts; nil means slog.Default().
 	Logger *slog.Logger
+	// NoJobs opens the instance without starting its jobs (to inspect or
+	// verify a data directory offline).
+	NoJobs bool
 }
 
 // Engine is an open Strata instance. Its methods are safe for concurrent
@@ -119,6 +122,9 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		if err := svc.CreateDatabase(ctx, catalog.Database{Name: DefaultDatabase}); err != nil {
 			return nil, errors.Join(err, e.Close())
 		}
+	}
+	if opts.NoJobs {
+		return e, nil
 	}
 	if err := e.startAll(ctx); err != nil {
 		return nil, errors.Join(err, e.Close())

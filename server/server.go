@@ -2,17 +2,21 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/stratadb/strata/engine"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/sql/ddl"
 	"github.com/stratadb/strata/sql/pgwire"
 )
 
@@ -73,6 +77,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+		mux.HandleFunc("/verify", s.verify)
 		s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 		go func() {
 			if err := s.http.Serve(s.hln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -111,6 +116,55 @@ func (s *Server) Close() error {
 	}
 	errs = append(errs, s.Engine.Close())
 	return errors.Join(errs...)
+}
+
+// VerifyResponse is the JSON answer of GET /verify?view=NAME[&epoch=E].
+type VerifyResponse struct {
+	View    string   `json:"view"`
+	Epoch   uint64   `json:"epoch"`
+	Rows    int      `json:"rows"`
+	OK      bool     `json:"ok"`
+	Missing []string `json:"missing,omitempty"`
+	Extra   []string `json:"extra,omitempty"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// Verify runs engine.Verify for a view named "v" or "db.v".
+func Verify(ctx context.Context, e *engine.Engine, view string, epoch uint64) VerifyResponse {
+	out := VerifyResponse{View: view}
+	v, err := e.Verify(ctx, ddl.ObjectName(view, engine.DefaultDatabase), base.Epoch(epoch))
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	out.Epoch, out.Rows, out.OK = uint64(v.Epoch), v.Rows, v.OK()
+	for _, r := range v.Missing {
+		out.Missing = append(out.Missing, r.String())
+	}
+	for _, r := range v.Extra {
+		out.Extra = append(out.Extra, r.String())
+	}
+	return out
+}
+
+func (s *Server) verify(w http.ResponseWriter, r *http.Request) {
+	var epoch uint64
+	if q := r.URL.Query().Get("epoch"); q != "" {
+		n, err := strconv.ParseUint(q, 10, 64)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("epoch %q is not a number", q), http.StatusBadRequest)
+			return
+		}
+		epoch = n
+	}
+	view := r.URL.Query().Get("view")
+	if view == "" {
+		http.Error(w, "name the view: /verify?view=NAME", http.StatusBadRequest)
+		return
+	}
+	res := Verify(r.Context(), s.Engine, view, epoch)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(res)
 }
 
 // collector exports the engine's state at each scrape.

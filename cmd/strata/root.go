@@ -19,7 +19,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newDemoCommand(), newStartCommand(), newSQLCommand(), newBenchCommand())
+	root.AddCommand(newVersionCommand(), newDemoCommand(), newStartCommand(), newSQLCommand(), newVerifyCommand(), newBenchCommand())
 	return root
 }
 
