@@ -20,6 +20,8 @@ type relations struct {
 	db  string
 	// seen records the objects looked up, in order: a view's inputs.
 	seen []catalog.ObjectName
+	// system records the system tables looked up (strata_catalog.*).
+	system []string
 }
 
 func (r *relations) objectName(name string) catalog.ObjectName {
@@ -31,6 +33,12 @@ func (r *relations) objectName(name string) catalog.ObjectName {
 
 // Relation implements binder.Catalog.
 func (r *relations) Relation(name string) (*plan.Relation, error) {
+	if rel, ok := systemRelation(name); ok {
+		if !slices.Contains(r.system, name) {
+			r.system = append(r.system, name)
+		}
+		return rel, nil
+	}
 	on := r.objectName(name)
 	t, err := r.cat.Table(on)
 	if err != nil {

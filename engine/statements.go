@@ -70,6 +70,16 @@ func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if len(rels.system) > 0 {
+		rs := sc.(readScanner)
+		rs.system = map[string][]types.Row{}
+		for _, n := range rels.system {
+			if rs.system[n], err = e.systemRows(ctx, n); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		sc = rs
+	}
 	rows, err := exec.Run(ectx, p, sc)
 	if err != nil {
 		return nil, nil, nil, err
@@ -77,13 +87,18 @@ func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text
 	return p, rows, epochs, nil
 }
 
-// readScanner serves the batch executor the rows of one consistent read.
+// readScanner serves the batch executor the rows of one consistent read,
+// and of the system tables read.
 type readScanner struct {
-	db   string
-	rows map[catalog.ObjectName][]types.Row
+	db     string
+	rows   map[catalog.ObjectName][]types.Row
+	system map[string][]types.Row
 }
 
 func (s readScanner) Scan(rel *plan.Relation) ([]types.Row, error) {
+	if rows, ok := s.system[rel.Name]; ok {
+		return rows, nil
+	}
 	n := (&relations{db: s.db}).objectName(rel.Name)
 	rows, ok := s.rows[n]
 	if !ok {

@@ -157,3 +157,27 @@ func TestSQLOverTheWire(t *testing.T) {
 		t.Fatalf("SHOW TABLES after DROP: %q", got)
 	}
 }
+
+// TestSystemTables reads strata_catalog's tables after creating a table
+// and a view.
+func TestSystemTables(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE a (k INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE MATERIALIZED VIEW b AS SELECT v, count(*) AS n FROM a GROUP BY v")
+	exec(t, c, "INSERT INTO a VALUES (1, 1), (2, 1), (3, 2)")
+	if got := rowsText(t, c, "SELECT upstream, downstream, job FROM strata_catalog.lineage ORDER BY job"); got != "NULL|a|dml-dev-a\na|b|view-dev-b" {
+		t.Fatalf("lineage:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT name, kind, writer, total_records FROM strata_catalog.tables WHERE name = 'a'"); got != "a|table|dml-dev-a|3" {
+		t.Fatalf("tables:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT name, status FROM strata_catalog.jobs ORDER BY name"); got != "dml-dev-a|RUNNING\nview-dev-b|RUNNING" {
+		t.Fatalf("jobs:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT current_epoch > 0, interval_ms FROM strata_catalog.epochs"); got != "t|20" {
+		t.Fatalf("epochs:\n%s", got)
+	}
+}
