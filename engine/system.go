@@ -35,7 +35,7 @@ func sysCols(spec ...string) []plan.Column {
 }
 
 func text(s string) types.Datum { return types.NewText(s) }
-func i64(n int64) types.Datum  { return types.NewInt64(n) }
+func i64(n int64) types.Datum   { return types.NewInt64(n) }
 
 var systemTables = map[string]systemTable{
 	// tables: every table and view with its committed epoch, freshness
