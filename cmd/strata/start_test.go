@@ -100,6 +100,35 @@ func TestStartSurvivesKill9(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// A reader checks, at consistent versions, an invariant across the
+	// three levels while the writes run and across the kill.
+	const invariant = `SELECT o.s = p.s AND p.s = v.s, o.s FROM (SELECT coalesce(sum(amount), 0) AS s FROM orders) o,
+		(SELECT coalesce(sum(total), 0) AS s FROM per_customer) p, (SELECT coalesce(sum(total), 0) AS s FROM overall) v`
+	var checks, nonEmpty atomic.Int64
+	checkAll := func(conn *pgx.Conn, stop <-chan struct{}) error {
+		for {
+			select {
+			case <-stop:
+				return nil
+			default:
+			}
+			var ok bool
+			var sum int64
+			if err := conn.QueryRow(ctx, invariant).Scan(&ok, &sum); err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("a read mixed epochs: the three levels disagree")
+			}
+			checks.Add(1)
+			if sum > 0 {
+				nonEmpty.Add(1)
+			}
+		}
+	}
+	reader := c.connect(t)
+	readerErr := make(chan error, 1)
+	go func() { readerErr <- checkAll(reader, nil) }()
 	var acked atomic.Int64
 	done := make(chan struct{})
 	go func() {
@@ -124,6 +153,9 @@ func TestStartSurvivesKill9(t *testing.T) {
 	_ = c.cmd.Wait()
 	<-done
 	last := acked.Load()
+	if err := <-readerErr; err != nil && strings.Contains(err.Error(), "mixed epochs") {
+		t.Fatal(err)
+	}
 
 	c2 := startChild(t, dir, wire, httpAddr)
 	conn2 := c2.connect(t)
@@ -174,6 +206,23 @@ func TestStartSurvivesKill9(t *testing.T) {
 	if n != want+1 {
 		t.Fatalf("per_customer counts %d orders of customer 3, want %d", n, want+1)
 	}
+	reader2 := c2.connect(t)
+	defer reader2.Close(ctx)
+	stop := make(chan struct{})
+	go func() { readerErr <- checkAll(reader2, stop) }()
+	for i := int64(0); i < 30; i++ {
+		if _, err := conn2.Exec(ctx, fmt.Sprintf("UPDATE orders SET amount = amount + %d WHERE id %% 3 = %d", i, i%3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if err := <-readerErr; err != nil {
+		t.Fatal(err)
+	}
+	if nonEmpty.Load() < 10 {
+		t.Fatalf("only %d of %d consistency checks saw data", nonEmpty.Load(), checks.Load())
+	}
+	t.Logf("%d consistency checks across the kill, %d with data", checks.Load(), nonEmpty.Load())
 	var out bytes.Buffer
 	cmd := newRootCommand()
 	cmd.SetOut(&out)
