@@ -355,6 +355,9 @@ func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt
 // the replacement newRow gives (a delete when newRow is nil).
 func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t catalog.Table, sel *pg_query.Node, text string, ectx *expr.Context,
 	newRow func(types.Row) (types.Row, error)) (int, base.Epoch, error) {
+	if len(t.PrimaryKey) == 0 {
+		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "table %q has no primary key: it is an append table, and UPDATE and DELETE need a key to find rows", t.Name.Name)
+	}
 	rels := &relations{cat: cat, db: db}
 	p, err := binder.New(rels, text, ectx).BindQuery(sel)
 	if err != nil {

@@ -26,6 +26,9 @@ func TestDMLStatements(t *testing.T) {
 	if err := e.CreateView(ctx, v1Name, "SELECT name, sum(qty) AS total, count(*) AS n FROM t GROUP BY name", nil, false); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.CreateTable(ctx, catalog.Table{Name: catalog.Name(DefaultDatabase, "logs"), Columns: []catalog.Column{{Name: "msg", Type: types.Text}}}, false); err != nil {
+		t.Fatal(err)
+	}
 	ectx := &expr.Context{}
 	run := func(text string) (int, error) {
 		st, err := parser.ParseOne(text)
@@ -108,6 +111,8 @@ func TestDMLStatements(t *testing.T) {
 		{"INSERT INTO v1 VALUES ('x', 1, 1)", sqlerr.WrongObjectType},
 		{"UPDATE t SET nope = 1", sqlerr.UndefinedColumn},
 		{"DELETE FROM t WHERE nope = 1", sqlerr.UndefinedColumn},
+		{"DELETE FROM logs", sqlerr.FeatureNotSupported},
+		{"UPDATE logs SET msg = 'x'", sqlerr.FeatureNotSupported},
 	} {
 		_, err := run(c.sql)
 		if got := sqlerr.Code(err); got != c.code {

@@ -26,6 +26,12 @@ type Binder struct {
 	fns *expr.Registry
 	sql string
 	ctx *expr.Context
+	// params holds the statement's parameters; nil when $n is not
+	// allowed (views, simple queries).
+	params *plan.Params
+	// hint holds the target column types of an INSERT for its top query;
+	// set by BindInsertSource, taken by the first query bound.
+	hint []types.Type
 }
 
 // New returns a binder for statements parsed from sqlText (used to turn
@@ -61,12 +67,68 @@ func (b *Binder) atLoc(loc int32, err error) error {
 	return e
 }
 
+// WithParams lets the statement use parameters $1, $2, ... (the extended
+// query protocol) and returns the Params that the bound plan's Param
+// expressions read. ts gives the types the client declared, $1 first;
+// types.Unknown (or a missing entry, when the statement uses more
+// parameters than ts has) asks the binder to infer the type from the
+// context, as Postgres does: the other operand of an operator (WHERE k =
+// $1 gives $1 k's type, $1 + 1 INTEGER), a function's parameter, a cast's
+// target, a CASE or IN list's common type, BOOLEAN where a condition is
+// expected. A parameter that no context types becomes TEXT. After
+// BindQuery, Params.Types holds every parameter's type; a parameter
+// deduced with two different types is the error 42P08. Without
+// WithParams, $n is the error 42P02 "there is no parameter $n".
+//
+// Example, a prepared statement run twice:
+//
+//	b := binder.New(cat, sql, ctx)
+//	params := b.WithParams([]types.Type{types.Unknown})
+//	p, err := b.BindQuery(stmt.Node) // SELECT name FROM person WHERE id = $1
+//	// params.Types is [BIGINT], id's type: answer ParameterDescription.
+//	err = params.Set([]types.Datum{types.NewInt64(7)})
+//	rows, err := exec.Run(ctx, p, scanner)
+//	err = params.Set([]types.Datum{types.NewInt64(8)})
+//	rows, err = exec.Run(ctx, p, scanner)
+func (b *Binder) WithParams(ts []types.Type) *plan.Params {
+	b.params = &plan.Params{Types: append([]types.Type(nil), ts...)}
+	return b.params
+}
+
 // BindQuery binds a SELECT (including VALUES and UNION ALL) to a logical
 // plan.
 func (b *Binder) BindQuery(n *pg_query.Node) (plan.Node, error) {
+	p, err := b.bindQuery(n)
+	if err != nil {
+		return nil, err
+	}
+	if b.params != nil {
+		for i, t := range b.params.Types {
+			if t.Kind == types.KindUnknown {
+				b.params.Types[i] = types.Text
+			}
+		}
+	}
+	return p, nil
+}
+
+// BindInsertSource binds the query of INSERT INTO t [(columns)] query, as
+// BindQuery does, where target holds the types of the columns the query
+// fills, in order. As in Postgres, an untyped literal or parameter in the
+// query's VALUES rows or select list takes its target column's type
+// (INSERT INTO t (a, b) VALUES ($1, $2) gives $1 and $2 the types of a and
+// b); other values keep their own types for the INSERT's assignment cast.
+// A UNION's columns are typed by the UNION, not by the target.
+func (b *Binder) BindInsertSource(n *pg_query.Node, target []types.Type) (plan.Node, error) {
+	b.hint = target
+	defer func() { b.hint = nil }()
+	return b.BindQuery(n)
+}
+
+func (b *Binder) bindQuery(n *pg_query.Node) (plan.Node, error) {
 	sel := n.GetSelectStmt()
 	if sel == nil {
-		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "statement is not a query")
+		return nil, b.errAt(nodeLoc(n), sqlerr.FeatureNotSupported, "statement is not a query")
 	}
 	return b.bindSelectStmt(sel)
 }

@@ -177,9 +177,9 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec exprCtx) (expr.Expr, error) {
 	case n.GetSubLink() != nil:
 		return nil, b.errAt(n.GetSubLink().GetLocation(), sqlerr.FeatureNotSupported, "subqueries in expressions are not supported")
 	case n.GetParamRef() != nil:
-		return nil, b.errAt(n.GetParamRef().GetLocation(), sqlerr.FeatureNotSupported, "parameters ($%d) are not supported here", n.GetParamRef().GetNumber())
+		return b.bindParam(n.GetParamRef())
 	}
-	return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "unsupported expression %T", n.GetNode())
+	return nil, b.errAt(nodeLoc(n), sqlerr.FeatureNotSupported, "unsupported expression %T", n.GetNode())
 }
 
 func (b *Binder) bindList(ns []*pg_query.Node, ec exprCtx) ([]expr.Expr, error) {
@@ -199,6 +199,9 @@ func (b *Binder) bindBool(n *pg_query.Node, ec exprCtx, loc int32) (expr.Expr, e
 	e, err := b.bindExpr(n, ec)
 	if err != nil {
 		return nil, err
+	}
+	if loc < 0 {
+		loc = nodeLoc(n)
 	}
 	if isUnknownLiteral(e) {
 		return b.coerce(e, types.Bool, false, loc)
@@ -582,7 +585,12 @@ func (b *Binder) bindFuncCall(fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, err
 	}
 	name := lower(strings.Join(parts, "."))
 	if fc.GetOver() != nil {
-		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "window function %s() is only supported as ROW_NUMBER() in the Top-N pattern", name)
+		if name == "row_number" {
+			return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "ROW_NUMBER() is only supported as a Top-N: an item of the select list of a FROM subquery (the only FROM item), "+
+				"whose enclosing query's WHERE bounds it: rn <= N, rn < N, rn = 1 or rn BETWEEN 1 AND N")
+		}
+		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "window function %s() is not supported; the only window function is ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) "+
+			"in a FROM subquery whose enclosing query's WHERE bounds it (the Top-N and deduplication patterns)", name)
 	}
 	if aggNames[name] {
 		return b.bindAggregate(name, fc, ec)

@@ -5,14 +5,20 @@ import (
 
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
-// isUnknownLiteral reports whether e is a quoted string or NULL literal
-// whose type is not known yet.
+// isUnknownLiteral reports whether e is a quoted string or NULL literal,
+// or a parameter, whose type is not known yet.
 func isUnknownLiteral(e expr.Expr) bool {
-	c, ok := e.(*expr.Const)
-	return ok && c.Typ.Kind == types.KindUnknown
+	switch e := e.(type) {
+	case *expr.Const:
+		return e.Typ.Kind == types.KindUnknown
+	case *plan.Param:
+		return e.Typ.Kind == types.KindUnknown
+	}
+	return false
 }
 
 // coerce converts e to type to: an unknown literal is read with the type's
@@ -23,6 +29,9 @@ func (b *Binder) coerce(e expr.Expr, to types.Type, explicit bool, loc int32) (e
 	from := e.Type()
 	if from == to {
 		return e, nil
+	}
+	if p, ok := e.(*plan.Param); ok && from.Kind == types.KindUnknown {
+		return b.inferParam(p, to, explicit, loc)
 	}
 	if c, ok := e.(*expr.Const); ok && from.Kind == types.KindUnknown {
 		if c.Value.IsNull() {

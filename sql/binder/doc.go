@@ -26,4 +26,26 @@
 // string is of unknown type until context gives it one (the other operand
 // of an operator, the parameter of a function, the target of a cast), and
 // TEXT when nothing does.
+//
+// # Top-N and deduplication
+//
+// Window functions exist only in the pattern of Flink and RisingWave: a
+// FROM subquery (the only FROM item) with ROW_NUMBER() OVER (PARTITION BY
+// ... ORDER BY ...) AS rn in its select list, and an enclosing WHERE that
+// bounds rn by integers (rn <= N, rn < N, rn = 1, N >= rn, rn BETWEEN 1
+// AND N, ANDed with anything else). It binds to a plan.TopN between the
+// subquery's FROM/WHERE/GROUP BY/HAVING and its projection; topn.go tells
+// which bounds the TopN absorbs and when the row number is a column.
+// ROW_NUMBER() elsewhere and every other window function are 0A000.
+//
+// # Parameters
+//
+// A binder given WithParams binds $1, $2, ... to plan.Param expressions
+// that read the values of a plan.Params, filled by the caller before each
+// execution (the extended query protocol). An untyped parameter is an
+// unknown literal whose type the first context that needs one decides
+// (Postgres's parse_param.c: variable parameters); those no context types
+// are TEXT. A parameter is never folded. BindInsertSource binds an
+// INSERT's query with the target columns' types as the context of its
+// untyped values and parameters (Postgres's transformInsertRow).
 package binder

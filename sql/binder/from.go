@@ -25,7 +25,7 @@ func (b *Binder) bindFrom(items []*pg_query.Node) (plan.Node, *scope, error) {
 			node, sc = n, s
 			continue
 		}
-		if err := b.checkDuplicateAliases(sc, s); err != nil {
+		if err := b.checkDuplicateAliases(sc, s, nodeLoc(it)); err != nil {
 			return nil, nil, err
 		}
 		node = plan.NewJoin(plan.CrossJoin, node, n, nil)
@@ -34,14 +34,14 @@ func (b *Binder) bindFrom(items []*pg_query.Node) (plan.Node, *scope, error) {
 	return node, sc, nil
 }
 
-func (b *Binder) checkDuplicateAliases(l, r *scope) error {
+func (b *Binder) checkDuplicateAliases(l, r *scope, loc int32) error {
 	seen := map[string]bool{}
 	for _, c := range l.cols {
 		seen[c.table] = true
 	}
 	for _, c := range r.cols {
 		if c.table != "" && seen[c.table] {
-			return b.errAt(-1, sqlerr.DuplicateObject, "table name %q specified more than once", c.table)
+			return b.errAt(loc, sqlerr.DuplicateObject, "table name %q specified more than once", c.table)
 		}
 	}
 	return nil
@@ -67,22 +67,22 @@ func (b *Binder) bindFromItem(n *pg_query.Node) (plan.Node, *scope, error) {
 	case n.GetRangeSubselect() != nil:
 		rs := n.GetRangeSubselect()
 		if rs.GetLateral() {
-			return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "LATERAL is not supported")
+			return nil, nil, b.errAt(nodeLoc(n), sqlerr.FeatureNotSupported, "LATERAL is not supported")
 		}
-		sub, err := b.BindQuery(rs.GetSubquery())
+		sub, err := b.bindQuery(rs.GetSubquery())
 		if err != nil {
 			return nil, nil, err
 		}
 		sc := scopeOf(sub)
 		sc.requalify(rs.GetAlias().GetAliasname())
-		if err := b.renameColumns(sc, rs.GetAlias(), -1); err != nil {
+		if err := b.renameColumns(sc, rs.GetAlias(), nodeLoc(n)); err != nil {
 			return nil, nil, err
 		}
 		return sub, sc, nil
 	case n.GetRangeFunction() != nil:
 		return b.bindWindowTVF(n.GetRangeFunction())
 	}
-	return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "unsupported FROM item %T", n.GetNode())
+	return nil, nil, b.errAt(nodeLoc(n), sqlerr.FeatureNotSupported, "unsupported FROM item %T", n.GetNode())
 }
 
 // renameColumns applies an alias's column list: AS t(a, b).
@@ -106,7 +106,8 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := b.checkDuplicateAliases(ls, rs); err != nil {
+	rloc := nodeLoc(j.GetRarg())
+	if err := b.checkDuplicateAliases(ls, rs, rloc); err != nil {
 		return nil, nil, err
 	}
 	var kind plan.JoinKind
@@ -123,7 +124,7 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 	case pg_query.JoinType_JOIN_FULL:
 		kind = plan.FullJoin
 	default:
-		return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "join type %s is not supported", j.GetJointype())
+		return nil, nil, b.errAt(rloc, sqlerr.FeatureNotSupported, "join type %s is not supported", j.GetJointype())
 	}
 	sc := ls.concat(rs)
 	var on expr.Expr
@@ -139,21 +140,21 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 	}
 	if len(using) > 0 {
 		if kind == plan.FullJoin {
-			return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "FULL JOIN with USING or NATURAL is not supported; use ON")
+			return nil, nil, b.errAt(rloc, sqlerr.FeatureNotSupported, "FULL JOIN with USING or NATURAL is not supported; use ON")
 		}
 		var conds []expr.Expr
 		for _, name := range using {
-			li, err := b.resolve(ls, "", name, -1)
+			li, err := b.resolve(ls, "", name, rloc)
 			if err != nil {
 				return nil, nil, err
 			}
-			ri, err := b.resolve(rs, "", name, -1)
+			ri, err := b.resolve(rs, "", name, rloc)
 			if err != nil {
 				return nil, nil, err
 			}
 			l := &expr.ColumnRef{Index: li, Typ: ls.cols[li].typ, Name: qualified(ls.cols[li])}
 			r := &expr.ColumnRef{Index: len(ls.cols) + ri, Typ: rs.cols[ri].typ, Name: qualified(rs.cols[ri])}
-			eq, err := b.call("=", []expr.Expr{l, r}, -1)
+			eq, err := b.call("=", []expr.Expr{l, r}, rloc)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -172,14 +173,14 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 			on = &expr.And{Args: conds}
 		}
 	} else if q := j.GetQuals(); q != nil {
-		if on, err = b.bindBool(q, exprCtx{scope: sc, clause: "JOIN conditions"}, -1); err != nil {
+		if on, err = b.bindBool(q, exprCtx{scope: sc, clause: "JOIN conditions"}, nodeLoc(q)); err != nil {
 			return nil, nil, err
 		}
 	}
 	node := plan.NewJoin(kind, left, right, on)
 	if a := j.GetAlias(); a != nil {
 		sc.requalify(a.GetAliasname())
-		if err := b.renameColumns(sc, a, -1); err != nil {
+		if err := b.renameColumns(sc, a, rloc); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -195,16 +196,23 @@ func qualified(c scopeCol) string {
 
 // bindWindowTVF binds TUMBLE(rel, time_col, size [, offset]),
 // HOP(rel, time_col, slide, size), CUMULATE(rel, time_col, step, size)
-// and SESSION(rel, time_col, gap), RisingWave's spelling of Flink's
-// window table-valued functions. The result has rel's columns plus
+// and SESSION(rel, time_col, gap [, partition]), RisingWave's spelling of
+// Flink's window table-valued functions. The result has rel's columns plus
 // window_start and window_end of the time column's type.
+//
+// The time column may also be written DESCRIPTOR(col), as Flink does.
+// Flink's partitioned session, SESSION(TABLE t PARTITION BY k,
+// DESCRIPTOR(ts), gap), is not in the PostgreSQL grammar (TABLE t is a
+// syntax error in an argument list), so its partition is a last
+// argument instead: a column, (k1, k2), DESCRIPTOR(k1, k2), or any of
+// these named, partition_by => k.
 func (b *Binder) bindWindowTVF(rf *pg_query.RangeFunction) (plan.Node, *scope, error) {
 	if len(rf.GetFunctions()) != 1 {
-		return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "ROWS FROM is not supported")
+		return nil, nil, b.errAt(deepLoc(rf), sqlerr.FeatureNotSupported, "ROWS FROM is not supported")
 	}
 	fc := rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall()
 	if fc == nil {
-		return nil, nil, b.errAt(-1, sqlerr.FeatureNotSupported, "unsupported function in FROM")
+		return nil, nil, b.errAt(deepLoc(rf), sqlerr.FeatureNotSupported, "unsupported function in FROM")
 	}
 	loc := fc.GetLocation()
 	name := lower(strings.Join(names(fc.GetFuncname()), "."))
@@ -214,8 +222,27 @@ func (b *Binder) bindWindowTVF(rf *pg_query.RangeFunction) (plan.Node, *scope, e
 		return nil, nil, b.errAt(loc, sqlerr.UndefinedFunction, "table function %s does not exist (TUMBLE, HOP, CUMULATE and SESSION are)", name)
 	}
 	args := fc.GetArgs()
+	var part *pg_query.Node // SESSION's partition argument
+	if n := len(args); n > 0 {
+		if na := args[n-1].GetNamedArgExpr(); na != nil {
+			if kind != plan.Session || (na.GetName() != "partition_by" && na.GetName() != "partition") {
+				return nil, nil, b.errAt(na.GetLocation(), sqlerr.UndefinedFunction, "%s has no argument named %s (the only named argument is SESSION's partition_by)", strings.ToUpper(name), na.GetName())
+			}
+			part, args = na.GetArg(), args[:n-1]
+		} else if kind == plan.Session && n == 4 {
+			part, args = args[3], args[:3]
+		}
+	}
+	for _, a := range args {
+		if na := a.GetNamedArgExpr(); na != nil {
+			return nil, nil, b.errAt(na.GetLocation(), sqlerr.FeatureNotSupported, "named arguments of %s are not supported, except a last partition_by of SESSION", strings.ToUpper(name))
+		}
+	}
 	nargs := map[plan.WindowKind][2]int{plan.Tumble: {3, 4}, plan.Hop: {4, 4}, plan.Cumulate: {4, 4}, plan.Session: {3, 3}}[kind]
 	if len(args) < nargs[0] || len(args) > nargs[1] {
+		if kind == plan.Session {
+			return nil, nil, b.errAt(loc, sqlerr.UndefinedFunction, "SESSION takes 3 or 4 arguments: (relation, time column, gap [, partition_by => columns])")
+		}
 		return nil, nil, b.errAt(loc, sqlerr.UndefinedFunction, "%s takes %d arguments: (relation, time column, intervals...)", strings.ToUpper(name), nargs[0])
 	}
 	relRef := args[0].GetColumnRef()
@@ -228,7 +255,11 @@ func (b *Binder) bindWindowTVF(rf *pg_query.RangeFunction) (plan.Node, *scope, e
 	}
 	scan := plan.NewScan(rel, "")
 	inSc := scopeOf(scan)
-	tcol := args[1].GetColumnRef()
+	tnode := args[1]
+	if d := tnode.GetFuncCall(); d != nil && funcName(d) == "descriptor" && len(d.GetArgs()) == 1 {
+		tnode = d.GetArgs()[0]
+	}
+	tcol := tnode.GetColumnRef()
 	if tcol == nil || len(tcol.GetFields()) != 1 {
 		return nil, nil, b.errAt(loc, sqlerr.SyntaxError, "the second argument of %s must be a time column", strings.ToUpper(name))
 	}
@@ -273,6 +304,11 @@ func (b *Binder) bindWindowTVF(rf *pg_query.RangeFunction) (plan.Node, *scope, e
 		}
 	case plan.Session:
 		w.Size = intervals[0]
+		if part != nil {
+			if w.Partition, err = b.partitionColumns(part, inSc); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	alias := rf.GetAlias().GetAliasname()
 	if alias == "" {
@@ -294,4 +330,30 @@ func (b *Binder) bindWindowTVF(rf *pg_query.RangeFunction) (plan.Node, *scope, e
 
 func micros(iv types.IntervalValue) int64 {
 	return int64(iv.Days)*86_400_000_000 + iv.Micros
+}
+
+// partitionColumns resolves SESSION's partition argument, a column, a
+// parenthesized list of columns or DESCRIPTOR(columns), to positions of the
+// relation's columns.
+func (b *Binder) partitionColumns(n *pg_query.Node, sc *scope) ([]int, error) {
+	items := []*pg_query.Node{n}
+	switch {
+	case n.GetRowExpr() != nil:
+		items = n.GetRowExpr().GetArgs()
+	case n.GetFuncCall() != nil && funcName(n.GetFuncCall()) == "descriptor":
+		items = n.GetFuncCall().GetArgs()
+	}
+	var out []int
+	for _, it := range items {
+		cr := it.GetColumnRef()
+		if cr == nil || len(cr.GetFields()) != 1 || cr.GetFields()[0].GetString_() == nil {
+			return nil, b.errAt(nodeLoc(it), sqlerr.FeatureNotSupported, "SESSION partitions by columns of its relation (partition_by => k or (k1, k2)), not by expressions")
+		}
+		i, err := b.resolve(sc, "", strVal(cr.GetFields()[0]), cr.GetLocation())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, i)
+	}
+	return out, nil
 }

@@ -12,6 +12,32 @@ import (
 )
 
 func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
+	return b.bindSelect(sel, nil)
+}
+
+// takeHint returns the column types an INSERT asks of the statement's top
+// query (BindInsertSource) and clears them, so that no nested query sees
+// them.
+func (b *Binder) takeHint() []types.Type {
+	h := b.hint
+	b.hint = nil
+	return h
+}
+
+// hinted coerces an untyped literal or parameter in column i of an INSERT's
+// source to the target column's type, as Postgres's transformInsertRow
+// does; anything else is left to the assignment cast of the INSERT.
+func (b *Binder) hinted(e expr.Expr, hint []types.Type, i int, loc int32) (expr.Expr, error) {
+	if i >= len(hint) || !isUnknownLiteral(e) {
+		return e, nil
+	}
+	return b.coerce(e, hint[i], false, loc)
+}
+
+// bindSelect binds a SELECT; tn, when set, makes its ROW_NUMBER() item a
+// TopN (see topn.go).
+func (b *Binder) bindSelect(sel *pg_query.SelectStmt, tn *topNSpec) (plan.Node, error) {
+	hint := b.takeHint()
 	if len(sel.GetWithClause().GetCtes()) > 0 {
 		return nil, b.errAt(sel.GetWithClause().GetLocation(), sqlerr.FeatureNotSupported, "WITH is not supported in views yet")
 	}
@@ -19,21 +45,37 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 	case pg_query.SetOperation_SETOP_UNION:
 		return b.bindUnion(sel)
 	case pg_query.SetOperation_SETOP_INTERSECT, pg_query.SetOperation_SETOP_EXCEPT:
-		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported")
+		return nil, b.errAt(deepLoc(sel.GetRarg()), sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported")
 	}
 	if len(sel.GetValuesLists()) > 0 {
-		return b.bindValues(sel)
+		return b.bindValues(sel, hint)
 	}
 	if len(sel.GetWindowClause()) > 0 {
-		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "WINDOW clauses are not supported")
+		return nil, b.errAt(nodeLoc(sel.GetWindowClause()[0]), sqlerr.FeatureNotSupported, "WINDOW clauses are not supported")
 	}
 
-	// FROM
+	if tn != nil && (len(sel.GetDistinctClause()) > 0 || len(sel.GetSortClause()) > 0 ||
+		sel.GetLimitCount() != nil || sel.GetLimitOffset() != nil) {
+		return nil, b.errAt(tn.fc.GetLocation(), sqlerr.FeatureNotSupported, "ROW_NUMBER() in a query with DISTINCT, ORDER BY, LIMIT or OFFSET is not supported")
+	}
+
+	// FROM, and the Top-N pattern when the only FROM item is a subquery
+	// with a ROW_NUMBER() item.
 	var input plan.Node
 	var sc *scope
+	where := sel.GetWhereClause()
 	if from := sel.GetFromClause(); len(from) > 0 {
-		var err error
-		if input, sc, err = b.bindFrom(from); err != nil {
+		spec, rest, err := b.topNPattern(sel)
+		if err != nil {
+			return nil, err
+		}
+		if spec != nil {
+			input, sc, err = b.bindTopNSubselect(from[0].GetRangeSubselect(), spec)
+			where = rest
+		} else {
+			input, sc, err = b.bindFrom(from)
+		}
+		if err != nil {
 			return nil, err
 		}
 	} else {
@@ -42,8 +84,8 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 	}
 
 	// WHERE
-	if w := sel.GetWhereClause(); w != nil {
-		pred, err := b.bindBool(w, exprCtx{scope: sc, clause: "WHERE"}, -1)
+	if w := where; w != nil {
+		pred, err := b.bindBool(w, exprCtx{scope: sc, clause: "WHERE"}, nodeLoc(w))
 		if err != nil {
 			return nil, err
 		}
@@ -52,9 +94,20 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 
 	// Select list, with aggregates collected.
 	aggs := &aggCollector{}
-	targets, err := b.bindTargets(sel.GetTargetList(), sc, aggs)
+	var win *pg_query.FuncCall
+	if tn != nil {
+		win = tn.fc
+	}
+	targets, winIdx, err := b.bindTargets(sel.GetTargetList(), sc, aggs, win)
 	if err != nil {
 		return nil, err
+	}
+	var winPart []expr.Expr
+	var winOrder []plan.SortKey
+	if tn != nil {
+		if winPart, winOrder, err = b.windowOf(tn.fc, sc, aggs); err != nil {
+			return nil, err
+		}
 	}
 
 	// GROUP BY
@@ -70,7 +123,7 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 	// HAVING
 	var having expr.Expr
 	if h := sel.GetHavingClause(); h != nil {
-		if having, err = b.bindBool(h, exprCtx{scope: sc, aggs: aggs, clause: "HAVING"}, -1); err != nil {
+		if having, err = b.bindBool(h, exprCtx{scope: sc, aggs: aggs, clause: "HAVING"}, nodeLoc(h)); err != nil {
 			return nil, err
 		}
 	}
@@ -79,16 +132,10 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 	// the input, computed as hidden columns.
 	var sortKeys []plan.SortKey
 	var hidden []expr.Expr
+	var hiddenLocs []int32
 	for _, s := range sel.GetSortClause() {
 		sb := s.GetSortBy()
-		key := plan.SortKey{Desc: sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC}
-		key.NullsFirst = key.Desc
-		switch sb.GetSortbyNulls() {
-		case pg_query.SortByNulls_SORTBY_NULLS_FIRST:
-			key.NullsFirst = true
-		case pg_query.SortByNulls_SORTBY_NULLS_LAST:
-			key.NullsFirst = false
-		}
+		key := sortKeyOf(sb)
 		if i, ok, err := b.outputRef(sb.GetNode(), targets, "ORDER BY"); err != nil {
 			return nil, err
 		} else if ok {
@@ -100,6 +147,7 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 			}
 			key.Expr = &expr.ColumnRef{Index: len(targets) + len(hidden), Typ: e.Type(), Name: e.String()}
 			hidden = append(hidden, e)
+			hiddenLocs = append(hiddenLocs, nodeLoc(sb.GetNode()))
 		}
 		sortKeys = append(sortKeys, key)
 	}
@@ -122,26 +170,54 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 			}
 		}
 		for i := range hidden {
-			if hidden[i], err = b.regroup(hidden[i], groupBy, -1); err != nil {
+			if hidden[i], err = b.regroup(hidden[i], groupBy, hiddenLocs[i]); err != nil {
+				return nil, err
+			}
+		}
+		for i := range winPart {
+			if winPart[i], err = b.regroup(winPart[i], groupBy, tn.fc.GetLocation()); err != nil {
+				return nil, err
+			}
+		}
+		for i := range winOrder {
+			if winOrder[i].Expr, err = b.regroup(winOrder[i].Expr, groupBy, tn.fc.GetLocation()); err != nil {
 				return nil, err
 			}
 		}
 		if having != nil {
-			if having, err = b.regroup(having, groupBy, -1); err != nil {
+			if having, err = b.regroup(having, groupBy, deepLoc(sel.GetHavingClause())); err != nil {
 				return nil, err
 			}
 			input = &plan.Filter{Input: input, Pred: having}
 		}
 	} else if having != nil {
 		// HAVING without grouping makes the query a global aggregate.
-		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "HAVING without GROUP BY or aggregates is not supported")
+		return nil, b.errAt(deepLoc(sel.GetHavingClause()), sqlerr.FeatureNotSupported, "HAVING without GROUP BY or aggregates is not supported")
+	}
+
+	// Top-N: window functions run after grouping and HAVING, before the
+	// projection; the row number, when kept, is the TopN's last column.
+	if tn != nil {
+		top := &plan.TopN{Input: input, Partition: winPart, Order: winOrder, N: tn.n, RankCol: tn.rankCol}
+		top.Cols = append(top.Cols, input.Schema()...)
+		if tn.rankCol {
+			name := targets[winIdx].name
+			top.Cols = append(top.Cols, plan.Column{Name: name, Type: types.Int64, NotNull: true})
+			targets[winIdx].e = &expr.ColumnRef{Index: len(top.Cols) - 1, Typ: types.Int64, Name: name}
+		} else {
+			targets = append(targets[:winIdx:winIdx], targets[winIdx+1:]...)
+		}
+		input = top
 	}
 
 	// Projection (targets, then hidden sort columns).
 	proj := &plan.Project{Input: input}
-	for _, t := range targets {
-		e, err := b.coerce(t.e, resolvedType(t.e), false, t.loc)
+	for i, t := range targets {
+		e, err := b.hinted(t.e, hint, i, t.loc)
 		if err != nil {
+			return nil, err
+		}
+		if e, err = b.coerce(e, resolvedType(e), false, t.loc); err != nil {
 			return nil, err
 		}
 		proj.Exprs = append(proj.Exprs, e)
@@ -156,10 +232,10 @@ func (b *Binder) bindSelectStmt(sel *pg_query.SelectStmt) (plan.Node, error) {
 	// DISTINCT
 	if d := sel.GetDistinctClause(); len(d) > 0 {
 		if len(d) > 1 || d[0] != nil && d[0].GetNode() != nil {
-			return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "DISTINCT ON is not supported")
+			return nil, b.errAt(nodeLoc(d[0]), sqlerr.FeatureNotSupported, "DISTINCT ON is not supported")
 		}
 		if len(hidden) > 0 {
-			return nil, b.errAt(-1, sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+			return nil, b.errAt(hiddenLocs[0], sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}
 		out = distinct(out)
 	}
@@ -220,25 +296,29 @@ func distinct(n plan.Node) plan.Node {
 
 // constInt reads a LIMIT/OFFSET constant; LIMIT NULL or ALL gives ok false.
 func (b *Binder) constInt(n *pg_query.Node, what string) (int64, bool, error) {
+	loc := nodeLoc(n)
 	e, err := b.bindExpr(n, exprCtx{clause: what})
 	if err != nil {
 		return 0, false, err
 	}
-	e, err = b.coerce(e, types.Int64, false, -1)
+	e, err = b.coerce(e, types.Int64, false, loc)
 	if err != nil {
 		return 0, false, err
 	}
 	c, ok := e.(*expr.Const)
 	if !ok {
-		return 0, false, b.errAt(-1, sqlerr.FeatureNotSupported, "%s must be a constant", what)
+		return 0, false, b.errAt(loc, sqlerr.FeatureNotSupported, "%s must be a constant (not a parameter or an expression over columns)", what)
 	}
 	if c.Value.IsNull() {
 		return 0, false, nil
 	}
 	v := c.Value.Int64()
 	if v < 0 {
-		code := sqlerr.New("2201W", "%s must not be negative", what)
-		return 0, false, code
+		code := "2201W" // invalid_row_count_in_limit_clause
+		if what == "OFFSET" {
+			code = "2201X" // invalid_row_count_in_result_offset_clause
+		}
+		return 0, false, b.errAt(loc, code, "%s must not be negative", what)
 	}
 	return v, true, nil
 }
@@ -250,11 +330,23 @@ type target struct {
 	loc  int32
 }
 
-func (b *Binder) bindTargets(list []*pg_query.Node, sc *scope, aggs *aggCollector) ([]target, error) {
+// bindTargets binds a select list. win, when set, is a ROW_NUMBER() call
+// that a TopN computes: its item is a placeholder (a NULL BIGINT) whose
+// position is returned.
+func (b *Binder) bindTargets(list []*pg_query.Node, sc *scope, aggs *aggCollector, win *pg_query.FuncCall) ([]target, int, error) {
 	var out []target
+	winIdx := -1
 	for _, n := range list {
 		rt := n.GetResTarget()
 		val := rt.GetVal()
+		if win != nil && val.GetFuncCall() == win {
+			winIdx = len(out)
+			out = append(out, target{e: &expr.Const{Value: types.Null, Typ: types.Int64}, name: rt.GetName(), loc: rt.GetLocation()})
+			if out[winIdx].name == "" {
+				out[winIdx].name = "row_number"
+			}
+			continue
+		}
 		if cr := val.GetColumnRef(); cr != nil {
 			fields := cr.GetFields()
 			if last := fields[len(fields)-1]; last.GetAStar() != nil {
@@ -271,17 +363,17 @@ func (b *Binder) bindTargets(list []*pg_query.Node, sc *scope, aggs *aggCollecto
 					out = append(out, target{e: &expr.ColumnRef{Index: i, Typ: c.typ, Name: c.name}, name: c.name, loc: cr.GetLocation()})
 				}
 				if qual != "" && !found {
-					return nil, b.errAt(cr.GetLocation(), sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", qual)
+					return nil, -1, b.errAt(cr.GetLocation(), sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", qual)
 				}
 				if qual == "" && len(sc.cols) == 0 {
-					return nil, b.errAt(cr.GetLocation(), sqlerr.SyntaxError, "SELECT * with no tables specified is not valid")
+					return nil, -1, b.errAt(cr.GetLocation(), sqlerr.SyntaxError, "SELECT * with no tables specified is not valid")
 				}
 				continue
 			}
 		}
 		e, err := b.bindExpr(val, exprCtx{scope: sc, aggs: aggs, clause: "SELECT"})
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		name := rt.GetName()
 		if name == "" {
@@ -289,7 +381,7 @@ func (b *Binder) bindTargets(list []*pg_query.Node, sc *scope, aggs *aggCollecto
 		}
 		out = append(out, target{e: e, name: name, loc: rt.GetLocation()})
 	}
-	return out, nil
+	return out, winIdx, nil
 }
 
 // derivedName is the column name Postgres gives an unaliased select item
@@ -436,7 +528,11 @@ func (b *Binder) regroup(e expr.Expr, groupBy []expr.Expr, loc int32) (expr.Expr
 
 func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
 	if len(sel.GetSortClause()) > 0 || sel.GetLimitCount() != nil {
-		return nil, b.errAt(-1, sqlerr.FeatureNotSupported, "ORDER BY and LIMIT on a UNION are not supported")
+		loc := nodeLoc(sel.GetLimitCount())
+		if len(sel.GetSortClause()) > 0 {
+			loc = nodeLoc(sel.GetSortClause()[0])
+		}
+		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "ORDER BY and LIMIT on a UNION are not supported")
 	}
 	l, err := b.bindSelectStmt(sel.GetLarg())
 	if err != nil {
@@ -448,7 +544,7 @@ func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
 	}
 	ls, rs := l.Schema(), r.Schema()
 	if len(ls) != len(rs) {
-		return nil, b.errAt(-1, sqlerr.SyntaxError, "each UNION query must have the same number of columns")
+		return nil, b.errAt(deepLoc(sel.GetRarg()), sqlerr.SyntaxError, "each UNION query must have the same number of columns")
 	}
 	// Unify column types pairwise; cast each side where needed.
 	lp := &plan.Project{Input: l}
@@ -457,7 +553,7 @@ func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
 	for i := range ls {
 		le := expr.Expr(&expr.ColumnRef{Index: i, Typ: ls[i].Type, Name: ls[i].Name})
 		re := expr.Expr(&expr.ColumnRef{Index: i, Typ: rs[i].Type, Name: rs[i].Name})
-		es, t, err := b.coerceAll([]expr.Expr{le, re}, "UNION", -1)
+		es, t, err := b.coerceAll([]expr.Expr{le, re}, "UNION", deepLoc(sel.GetRarg()))
 		if err != nil {
 			return nil, err
 		}
@@ -473,7 +569,7 @@ func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
 	return u, nil
 }
 
-func (b *Binder) bindValues(sel *pg_query.SelectStmt) (plan.Node, error) {
+func (b *Binder) bindValues(sel *pg_query.SelectStmt, hint []types.Type) (plan.Node, error) {
 	lists := sel.GetValuesLists()
 	var rows [][]expr.Expr
 	for _, l := range lists {
@@ -481,8 +577,13 @@ func (b *Binder) bindValues(sel *pg_query.SelectStmt) (plan.Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		for i := range row {
+			if row[i], err = b.hinted(row[i], hint, i, nodeLoc(l)); err != nil {
+				return nil, err
+			}
+		}
 		if len(rows) > 0 && len(row) != len(rows[0]) {
-			return nil, b.errAt(-1, sqlerr.SyntaxError, "VALUES lists must all be the same length")
+			return nil, b.errAt(nodeLoc(l), sqlerr.SyntaxError, "VALUES lists must all be the same length")
 		}
 		rows = append(rows, row)
 	}
@@ -492,7 +593,7 @@ func (b *Binder) bindValues(sel *pg_query.SelectStmt) (plan.Node, error) {
 		for r := range rows {
 			col[r] = rows[r][c]
 		}
-		col, t, err := b.coerceAll(col, "VALUES", -1)
+		col, t, err := b.coerceAll(col, "VALUES", nodeLoc(lists[0]))
 		if err != nil {
 			return nil, err
 		}

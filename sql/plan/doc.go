@@ -11,5 +11,7 @@
 //     a node refer to its output by position (expr.ColumnRef.Index).
 //   - A Join's output is the left input's columns followed by the right's.
 //   - An Aggregate's output is its group keys, then its aggregate calls.
-//   - Plans are immutable once built; rewrites build new nodes.
+//   - Plans are immutable once built; rewrites build new nodes. The one
+//     mutable part is a prepared statement's Params: each execution's
+//     values, which its Param expressions read.
 package plan

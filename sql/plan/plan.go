@@ -352,7 +352,12 @@ type WindowTVF struct {
 	Slide types.IntervalValue
 	// Offset shifts window boundaries (TUMBLE's optional offset).
 	Offset types.IntervalValue
-	Cols   []Column
+	// Partition holds the positions of Input's columns that partition a
+	// SESSION window (Flink's SESSION(TABLE t PARTITION BY k, ...)):
+	// sessions form and merge per distinct key; empty means the whole
+	// input is one partition. Always empty for the other kinds.
+	Partition []int
+	Cols      []Column
 }
 
 // Schema returns the output columns.
@@ -361,15 +366,25 @@ func (w *WindowTVF) Schema() []Column { return w.Cols }
 // Inputs returns the child nodes.
 func (w *WindowTVF) Inputs() []Node { return []Node{w.Input} }
 func (w *WindowTVF) describe() string {
-	col := w.Input.Schema()[w.TimeCol].Name
-	return fmt.Sprintf("%s(%s, size=%s, slide=%s)", w.Kind, col,
+	in := w.Input.Schema()
+	s := fmt.Sprintf("%s(%s, size=%s, slide=%s)", w.Kind, in[w.TimeCol].Name,
 		types.FormatText(types.NewInterval(w.Size), nil), types.FormatText(types.NewInterval(w.Slide), nil))
+	if len(w.Partition) > 0 {
+		parts := make([]string, len(w.Partition))
+		for i, c := range w.Partition {
+			parts[i] = in[c].Name
+		}
+		s += " partition=[" + strings.Join(parts, ", ") + "]"
+	}
+	return s
 }
 
 // TopN keeps, per partition, the first N rows in Order (ROW_NUMBER() OVER
 // (PARTITION BY ... ORDER BY ...) <= N, the Top-N and deduplication
 // patterns). With RankCol set, the row number is appended as a BIGINT
-// column.
+// column (the last of Cols, named after the select-list item). A lower
+// bound on the row number (rn > M) is a Filter above, not part of the
+// TopN.
 type TopN struct {
 	Input     Node
 	Partition []expr.Expr
@@ -393,7 +408,11 @@ func (t *TopN) describe() string {
 	for i, k := range t.Order {
 		ord[i] = k.String()
 	}
-	return fmt.Sprintf("TopN n=%d partition=[%s] order=[%s]", t.N, strings.Join(parts, ", "), strings.Join(ord, ", "))
+	s := fmt.Sprintf("TopN n=%d partition=[%s] order=[%s]", t.N, strings.Join(parts, ", "), strings.Join(ord, ", "))
+	if t.RankCol && len(t.Cols) > 0 {
+		s += " with row number " + t.Cols[len(t.Cols)-1].Name
+	}
+	return s
 }
 
 // Explain renders a plan as an indented tree, one node a line, children
