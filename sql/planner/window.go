@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/stratadb/strata/dataflow/graph"
@@ -71,6 +72,23 @@ func (b *builder) windowTVF(n *plan.WindowTVF) (stage, error) {
 			func(int) operator.Operator {
 				return &stream.WindowExpand{Kind: kind, InTypes: inTypes, TimeCol: timeCol, Size: size, Slide: slide, Offset: offset, Loc: loc}
 			}, detail), nil
+	}
+	if len(n.Partition) > 0 {
+		// SESSION with a partition key: sessions of different keys are
+		// independent, so the exchange hashes by the key.
+		partTypes := make([]types.Type, len(n.Partition))
+		names := make([]string, len(n.Partition))
+		for i, c := range n.Partition {
+			partTypes[i] = inTypes[c]
+			names[i] = n.Input.Schema()[c].Name
+		}
+		part := append([]int(nil), n.Partition...)
+		probe := &stream.SessionWindow{InTypes: inTypes, Width: len(inTypes), PartCols: part, PartTypes: partTypes, TimeCol: timeCol}
+		return b.addOperator("session-window", b.opts.Parallelism, in, graph.Hash, part, partTypes,
+			probe.OutputTypes(), Retract,
+			func(int) operator.Operator {
+				return &stream.SessionWindow{InTypes: inTypes, Width: len(inTypes), PartCols: part, PartTypes: partTypes, TimeCol: timeCol, Gap: size}
+			}, fmt.Sprintf("SESSION(%s, gap %s, partition by %s)", col, ivText(n.Size), strings.Join(names, ", "))), nil
 	}
 	// SESSION: a constant exchange key, one subtask.
 	exprs := make([]expr.Expr, 0, len(inTypes)+1)

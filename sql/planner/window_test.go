@@ -85,6 +85,16 @@ func TestWindowViewsEqualDuckDB(t *testing.T) {
 			 b AS (SELECT sid, min(us) AS st, max(us) + 1000000 AS en FROM s GROUP BY sid)
 			 SELECT make_timestamp(st), make_timestamp(en), count(*), sum(v) FROM s JOIN b USING (sid) GROUP BY 1, 2`,
 		},
+		{
+			// SESSION partitioned by auction: each auction's bids form
+			// their own sessions.
+			"SELECT auction, window_start, window_end, count(*), sum(price) FROM SESSION(bid, date_time, INTERVAL '3' SECOND, auction) GROUP BY 1, 2, 3",
+			`WITH w AS (SELECT auction, price, epoch_us(date_time) AS us FROM bid WHERE date_time IS NOT NULL),
+			 g AS (SELECT *, CASE WHEN us - lag(us) OVER (PARTITION BY auction ORDER BY us) < 3000000 THEN 0 ELSE 1 END AS brk FROM w),
+			 s AS (SELECT *, sum(brk) OVER (PARTITION BY auction ORDER BY us, brk DESC ROWS UNBOUNDED PRECEDING) AS sid FROM g),
+			 b AS (SELECT auction, sid, min(us) AS st, max(us) + 3000000 AS en FROM s GROUP BY auction, sid)
+			 SELECT auction, make_timestamp(st), make_timestamp(en), count(*), sum(price) FROM s JOIN b USING (auction, sid) GROUP BY 1, 2, 3`,
+		},
 	}
 	for seed := range uint64(3) {
 		cat := relCatalog{"bid": bidScript(bidRel("bid"), seed, 30), "tr": tsScript(seed, 30)}
