@@ -17,6 +17,48 @@ import (
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
+// Args are the parameters $1, $2, ... of a prepared statement (the
+// extended query protocol). Types are those the client named (types.Unknown
+// where it named none); the binder infers the rest and reports them in
+// Inferred. Values, when not nil, are one execution's values. With DryRun
+// the statement is only bound (to describe it): nothing is read or written.
+type Args struct {
+	Types    []types.Type
+	Values   []types.Datum
+	DryRun   bool
+	Inferred []types.Type
+}
+
+// bind binds one query with the statement's parameters, if any, and
+// supplies their values. insertTarget, when not nil, types untyped values
+// of an INSERT's rows by their target columns.
+func bindWith(rels *relations, text string, ectx *expr.Context, node *pg_query.Node, args *Args, insertTarget []types.Type) (plan.Node, error) {
+	b := binder.New(rels, text, ectx)
+	var params *plan.Params
+	if args != nil {
+		params = b.WithParams(args.Types)
+	}
+	var p plan.Node
+	var err error
+	if insertTarget != nil {
+		p, err = b.BindInsertSource(node, insertTarget)
+	} else {
+		p, err = b.BindQuery(node)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if args != nil {
+		args.Inferred = params.Types
+		if args.Values != nil {
+			if err := params.Set(args.Values); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return p, nil
+}
+
 // ReadSpec says which version a query reads: the consistent version of
 // the meta service in Mode, or, with AtEpoch set, every relation at that
 // epoch (time travel; each must have committed it and still keep it).
@@ -31,25 +73,25 @@ type ReadSpec struct {
 
 // Bind binds a SELECT against the catalog of database db and returns its
 // plan (for the result's columns) without reading anything.
-func (e *Engine) Bind(ctx context.Context, db string, node *pg_query.Node, text string, ectx *expr.Context) (plan.Node, error) {
+func (e *Engine) Bind(ctx context.Context, db string, node *pg_query.Node, text string, ectx *expr.Context, args *Args) (plan.Node, error) {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return binder.New(&relations{cat: cat, db: db}, text, ectx).BindQuery(node)
+	return bindWith(&relations{cat: cat, db: db}, text, ectx, node, args, nil)
 }
 
 // Query binds a SELECT (a pg_query node of text) against the catalog of
 // database db, reads every relation it names at one version (see
 // ReadSpec) and runs it with the batch executor. It returns the plan (for
 // the result's columns), the rows and the epochs read.
-func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text string, spec ReadSpec, ectx *expr.Context) (plan.Node, []types.Row, map[catalog.ObjectName]base.Epoch, error) {
+func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text string, spec ReadSpec, ectx *expr.Context, args *Args) (plan.Node, []types.Row, map[catalog.ObjectName]base.Epoch, error) {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	rels := &relations{cat: cat, db: db}
-	p, err := binder.New(rels, text, ectx).BindQuery(node)
+	p, err := bindWith(rels, text, ectx, node, args, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -179,7 +221,7 @@ func assign(t catalog.Table, c catalog.Column, v types.Datum, ectx *expr.Context
 // primary key exists replace the stored row (upsert, as in Paimon and
 // RisingWave tables). It returns the number of rows written once their
 // epoch is committed.
-func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt, text string, ectx *expr.Context) (int, base.Epoch, error) {
+func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt, text string, ectx *expr.Context, args *Args) (int, base.Epoch, error) {
 	if ins.GetOnConflictClause() != nil || len(ins.GetReturningList()) > 0 || ins.GetWithClause() != nil {
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT with ON CONFLICT, RETURNING or WITH is not supported")
 	}
@@ -222,7 +264,11 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... DEFAULT VALUES is not supported")
 	}
 	rels := &relations{cat: cat, db: db}
-	p, err := binder.New(rels, text, ectx).BindQuery(sel)
+	targetTypes := make([]types.Type, len(target))
+	for j, i := range target {
+		targetTypes[j] = t.Columns[i].Type
+	}
+	p, err := bindWith(rels, text, ectx, sel, args, targetTypes)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -232,6 +278,9 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 			what = "fewer"
 		}
 		return 0, 0, sqlerr.New(sqlerr.SyntaxError, "INSERT has %s expressions than target columns", what)
+	}
+	if args != nil && args.DryRun {
+		return 0, 0, nil
 	}
 	sc, _, err := e.scanner(ctx, rels, version.Strong)
 	if err != nil {
@@ -290,7 +339,7 @@ func selectFor(rel *pg_query.RangeVar, extra []*pg_query.Node, where *pg_query.N
 // by SQL; it returns the number of rows matched once the change is
 // committed. Changing a primary key moves the row (a delete and an
 // insert).
-func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt, text string, ectx *expr.Context) (int, base.Epoch, error) {
+func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt, text string, ectx *expr.Context, args *Args) (int, base.Epoch, error) {
 	if len(up.GetFromClause()) > 0 || len(up.GetReturningList()) > 0 || up.GetWithClause() != nil {
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "UPDATE with FROM, RETURNING or WITH is not supported")
 	}
@@ -321,7 +370,7 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 		set = append(set, idx)
 		vals = append(vals, rt.GetVal())
 	}
-	return e.rewrite(ctx, cat, db, t, selectFor(up.GetRelation(), vals, up.GetWhereClause()), text, ectx, func(r types.Row) (types.Row, error) {
+	return e.rewrite(ctx, cat, db, t, selectFor(up.GetRelation(), vals, up.GetWhereClause()), text, ectx, args, func(r types.Row) (types.Row, error) {
 		out := append(types.Row(nil), r[:len(t.Columns)]...)
 		for j, i := range set {
 			v, err := assign(t, t.Columns[i], r[len(t.Columns)+j], ectx)
@@ -336,7 +385,7 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 
 // Delete runs DELETE FROM t [WHERE ...] on a table written by SQL; it
 // returns the number of rows deleted once the change is committed.
-func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt, text string, ectx *expr.Context) (int, base.Epoch, error) {
+func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt, text string, ectx *expr.Context, args *Args) (int, base.Epoch, error) {
 	if len(del.GetUsingClause()) > 0 || len(del.GetReturningList()) > 0 || del.GetWithClause() != nil {
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "DELETE with USING, RETURNING or WITH is not supported")
 	}
@@ -348,20 +397,23 @@ func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt
 	if err != nil {
 		return 0, 0, err
 	}
-	return e.rewrite(ctx, cat, db, t, selectFor(del.GetRelation(), nil, del.GetWhereClause()), text, ectx, nil)
+	return e.rewrite(ctx, cat, db, t, selectFor(del.GetRelation(), nil, del.GetWhereClause()), text, ectx, args, nil)
 }
 
 // rewrite selects the rows a DML statement matches and writes, per row,
 // the replacement newRow gives (a delete when newRow is nil).
-func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t catalog.Table, sel *pg_query.Node, text string, ectx *expr.Context,
+func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t catalog.Table, sel *pg_query.Node, text string, ectx *expr.Context, args *Args,
 	newRow func(types.Row) (types.Row, error)) (int, base.Epoch, error) {
 	if len(t.PrimaryKey) == 0 {
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "table %q has no primary key: it is an append table, and UPDATE and DELETE need a key to find rows", t.Name.Name)
 	}
 	rels := &relations{cat: cat, db: db}
-	p, err := binder.New(rels, text, ectx).BindQuery(sel)
+	p, err := bindWith(rels, text, ectx, sel, args, nil)
 	if err != nil {
 		return 0, 0, err
+	}
+	if args != nil && args.DryRun {
+		return 0, 0, nil
 	}
 	l, err := e.writableLog(ctx, t.Name)
 	if err != nil {

@@ -37,13 +37,13 @@ func TestDMLStatements(t *testing.T) {
 		}
 		switch {
 		case st.Node.GetInsertStmt() != nil:
-			n, _, err := e.Insert(ctx, DefaultDatabase, st.Node.GetInsertStmt(), text, ectx)
+			n, _, err := e.Insert(ctx, DefaultDatabase, st.Node.GetInsertStmt(), text, ectx, nil)
 			return n, err
 		case st.Node.GetUpdateStmt() != nil:
-			n, _, err := e.Update(ctx, DefaultDatabase, st.Node.GetUpdateStmt(), text, ectx)
+			n, _, err := e.Update(ctx, DefaultDatabase, st.Node.GetUpdateStmt(), text, ectx, nil)
 			return n, err
 		case st.Node.GetDeleteStmt() != nil:
-			n, _, err := e.Delete(ctx, DefaultDatabase, st.Node.GetDeleteStmt(), text, ectx)
+			n, _, err := e.Delete(ctx, DefaultDatabase, st.Node.GetDeleteStmt(), text, ectx, nil)
 			return n, err
 		}
 		t.Fatalf("not DML: %s", text)
@@ -54,7 +54,7 @@ func TestDMLStatements(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, rows, _, err := e.Query(ctx, DefaultDatabase, st.Node, text, ReadSpec{Mode: version.Strong}, ectx)
+		_, rows, _, err := e.Query(ctx, DefaultDatabase, st.Node, text, ReadSpec{Mode: version.Strong}, ectx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

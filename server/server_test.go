@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +180,41 @@ func TestSystemTables(t *testing.T) {
 	}
 	if got := rowsText(t, c, "SELECT current_epoch > 0, interval_ms FROM strata_catalog.epochs"); got != "t|20" {
 		t.Fatalf("epochs:\n%s", got)
+	}
+}
+
+// TestParameters runs statements with $n parameters through the extended
+// protocol (pgx prepares them) and database/sql-style placeholders.
+func TestParameters(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	ctx := context.Background()
+	exec(t, c, "CREATE TABLE p (k BIGINT PRIMARY KEY, name TEXT, score NUMERIC(6,2))")
+	for i := int64(1); i <= 3; i++ {
+		if _, err := c.Exec(ctx, "INSERT INTO p VALUES ($1, $2, $3)", i, fmt.Sprintf("n%d", i), fmt.Sprintf("%d.5", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Exec(ctx, "UPDATE p SET score = score + $1 WHERE k = $2", "1", int64(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Exec(ctx, "DELETE FROM p WHERE name = $1", "n3"); err != nil {
+		t.Fatal(err)
+	}
+	var name, score string
+	if err := c.QueryRow(ctx, "SELECT name, score::text FROM p WHERE k = $1", int64(2)).Scan(&name, &score); err != nil {
+		t.Fatal(err)
+	}
+	if name != "n2" || score != "3.50" {
+		t.Fatalf("got %s %s, want n2 3.50", name, score)
+	}
+	var n int64
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM p WHERE k >= $1 AND name LIKE $2", int64(1), "n%").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Fatalf("count %d, want 2", n)
 	}
 }

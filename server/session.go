@@ -97,11 +97,16 @@ func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.T
 		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	st := &pgwire.Statement{SQL: text, Impl: stmts[0]}
-	cols, err := s.describe(ctx, stmts[0])
+	args := &engine.Args{Types: paramTypes, DryRun: true}
+	cols, err := s.describe(ctx, stmts[0], args)
 	if err != nil {
 		return nil, err
 	}
 	st.Columns = cols
+	st.Params = args.Inferred
+	if st.Params == nil {
+		st.Params = paramTypes
+	}
 	return st, nil
 }
 
@@ -113,15 +118,31 @@ func textCols(names ...string) []pgwire.Column {
 	return out
 }
 
-// describe returns the result columns of a statement (nil for none).
-func (s *Session) describe(ctx context.Context, st ddl.Statement) ([]pgwire.Column, error) {
+// describe returns the result columns of a statement (nil for none); with
+// args it binds the statement's parameters and reports their types there.
+func (s *Session) describe(ctx context.Context, st ddl.Statement, args *engine.Args) ([]pgwire.Column, error) {
 	switch st := st.(type) {
 	case *ddl.Query:
-		p, err := s.e.Bind(ctx, s.db, st.Node, st.Text(), s.evalContext())
+		p, err := s.e.Bind(ctx, s.db, st.Node, st.Text(), s.evalContext(), args)
 		if err != nil {
 			return nil, err
 		}
 		return planColumns(p), nil
+	case *ddl.Insert:
+		if args != nil {
+			_, _, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext(), args)
+			return nil, err
+		}
+	case *ddl.Update:
+		if args != nil {
+			_, _, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext(), args)
+			return nil, err
+		}
+	case *ddl.Delete:
+		if args != nil {
+			_, _, err := s.e.Delete(ctx, s.db, st.Node.GetDeleteStmt(), st.Text(), s.evalContext(), args)
+			return nil, err
+		}
 	case *ddl.Show:
 		switch st.What {
 		case ddl.ShowTables, ddl.ShowMaterializedViews, ddl.ShowSources, ddl.ShowSinks:
@@ -152,10 +173,14 @@ func planColumns(p plan.Node) []pgwire.Column {
 
 // Execute implements pgwire.Session.
 func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []types.Datum) (*pgwire.Result, error) {
-	if len(params) > 0 {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement parameters ($1, ...) are not supported yet")
+	var args *engine.Args
+	if len(pst.Params) > 0 || len(params) > 0 {
+		args = &engine.Args{Types: pst.Params, Values: params}
+		if args.Values == nil {
+			args.Values = []types.Datum{}
+		}
 	}
-	res, err := s.execute(ctx, pst.Impl.(ddl.Statement))
+	res, err := s.execute(ctx, pst.Impl.(ddl.Statement), args)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
@@ -168,10 +193,10 @@ func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []t
 	return res, nil
 }
 
-func (s *Session) execute(ctx context.Context, st ddl.Statement) (*pgwire.Result, error) {
+func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Args) (*pgwire.Result, error) {
 	switch st := st.(type) {
 	case *ddl.Query:
-		return s.query(ctx, st)
+		return s.query(ctx, st, args)
 	case *ddl.CreateTable:
 		return s.createTable(ctx, st)
 	case *ddl.CreateView:
@@ -193,21 +218,21 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement) (*pgwire.Result
 	case *ddl.Drop:
 		return s.drop(ctx, st)
 	case *ddl.Insert:
-		n, ep, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext())
+		n, ep, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext(), args)
 		s.lastWrite = max(s.lastWrite, ep)
 		if err != nil {
 			return nil, err
 		}
 		return &pgwire.Result{Tag: "INSERT 0 " + strconv.Itoa(n)}, nil
 	case *ddl.Update:
-		n, ep, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext())
+		n, ep, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext(), args)
 		s.lastWrite = max(s.lastWrite, ep)
 		if err != nil {
 			return nil, err
 		}
 		return &pgwire.Result{Tag: "UPDATE " + strconv.Itoa(n)}, nil
 	case *ddl.Delete:
-		n, ep, err := s.e.Delete(ctx, s.db, st.Node.GetDeleteStmt(), st.Text(), s.evalContext())
+		n, ep, err := s.e.Delete(ctx, s.db, st.Node.GetDeleteStmt(), st.Text(), s.evalContext(), args)
 		s.lastWrite = max(s.lastWrite, ep)
 		if err != nil {
 			return nil, err
@@ -268,7 +293,7 @@ func shiftPosition(err error, whole, part string) error {
 	return se.WithPosition(se.Position + utf8.RuneCountInString(whole[:i]))
 }
 
-func (s *Session) query(ctx context.Context, q *ddl.Query) (*pgwire.Result, error) {
+func (s *Session) query(ctx context.Context, q *ddl.Query, args *engine.Args) (*pgwire.Result, error) {
 	spec := engine.ReadSpec{Mode: s.mode}
 	if s.mode == version.Strong {
 		spec.After = s.lastWrite
@@ -277,7 +302,7 @@ func (s *Session) query(ctx context.Context, q *ddl.Query) (*pgwire.Result, erro
 		ep := base.Epoch(*q.AtEpoch)
 		spec.AtEpoch = &ep
 	}
-	p, rows, epochs, err := s.e.Query(ctx, s.db, q.Node, q.Text(), spec, s.evalContext())
+	p, rows, epochs, err := s.e.Query(ctx, s.db, q.Node, q.Text(), spec, s.evalContext(), args)
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +429,7 @@ func rowsOf(vals ...[]string) []types.Row {
 }
 
 func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error) {
-	cols, _ := s.describe(ctx, st)
+	cols, _ := s.describe(ctx, st, nil)
 	res := &pgwire.Result{Columns: cols, Tag: "SHOW"}
 	cat, err := s.e.Catalog(ctx)
 	if err != nil {
@@ -490,7 +515,7 @@ func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire
 	for _, c := range cols {
 		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull), strconv.FormatBool(slices.Contains(key, c.Name))})
 	}
-	cs, _ := s.describe(ctx, st)
+	cs, _ := s.describe(ctx, st, nil)
 	return &pgwire.Result{Columns: cs, Rows: rowsOf(rows...), Tag: fmt.Sprintf("DESCRIBE %d", len(rows))}, nil
 }
 
@@ -498,7 +523,7 @@ func (s *Session) explain(ctx context.Context, st *ddl.Explain) (*pgwire.Result,
 	var text string
 	switch in := st.Statement.(type) {
 	case *ddl.Query:
-		p, err := s.e.Bind(ctx, s.db, in.Node, in.Text(), s.evalContext())
+		p, err := s.e.Bind(ctx, s.db, in.Node, in.Text(), s.evalContext(), nil)
 		if err != nil {
 			return nil, err
 		}
