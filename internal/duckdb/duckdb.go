@@ -212,3 +212,16 @@ func toDatum(v any, t types.Type) (types.Datum, error) {
 	}
 	return types.Null, fmt.Errorf("value of Go type %T for %s: %w", v, t, base.ErrInvalidArgument)
 }
+
+// StrataType maps a DuckDB type name, as database/sql's
+// ColumnType.DatabaseTypeName reports it ("BIGINT", "DECIMAL(10,2)",
+// "JSON"), to the Strata type a value of it converts to (see the package
+// doc). A type without an equivalent gives an error wrapping
+// base.ErrInvalidArgument.
+func StrataType(name string) (types.Type, error) { return strataType(name) }
+
+// ToDatum converts a value the DuckDB driver returned for a column of
+// Strata type t (from StrataType) to a Datum. JSON values arrive from the
+// driver already decoded (maps, slices, numbers, strings); callers that
+// read JSON columns re-encode them before calling ToDatum.
+func ToDatum(v any, t types.Type) (types.Datum, error) { return toDatum(v, t) }

@@ -1,0 +1,108 @@
+package olap
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// connState is what one DuckDB connection has bound: its temporary views
+// (name to loaded table) and its time zone. [names-per-query] Before a
+// query runs, its connection's views are made exactly the query's names:
+// views of earlier queries that this one does not name are dropped, views
+// whose target changed are replaced, and unchanged ones are kept, which
+// spares most of a small query's DDL. A connection whose state is not
+// known (new, or its state was forgotten) has its temporary views listed
+// and dropped first.
+type connState struct {
+	key   any               // the driver connection
+	views map[string]string // view name -> loaded table name
+	zone  string            // DuckDB TimeZone, "" if not set by the engine
+}
+
+// maxConnStates bounds the remembered connection states; past it they are
+// all forgotten, which is safe (see connState).
+const maxConnStates = 256
+
+// takeConnState returns conn's state, removing it from the engine's map
+// while the connection is in use.
+func (e *Engine) takeConnState(ctx context.Context, conn *sql.Conn) (*connState, error) {
+	var key any
+	if err := conn.Raw(func(dc any) error { key = dc; return nil }); err != nil {
+		return nil, mapError(err)
+	}
+	e.mu.Lock()
+	st, ok := e.mu.conns[key]
+	delete(e.mu.conns, key)
+	e.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	st = &connState{key: key, views: map[string]string{}}
+	rows, err := conn.QueryContext(ctx, "SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal")
+	if err != nil {
+		return nil, mapError(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, mapError(err)
+		}
+		st.views[name] = "?" // unknown target: never equal to a wanted one
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapError(err)
+	}
+	return st, nil
+}
+
+func (e *Engine) putConnState(st *connState) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.mu.conns) >= maxConnStates {
+		clear(e.mu.conns)
+	}
+	e.mu.conns[st.key] = st
+}
+
+// bind makes the connection's views exactly want and its time zone zone.
+func (st *connState) bind(ctx context.Context, conn *sql.Conn, want map[string]string, zone string) error {
+	for v, target := range st.views {
+		if want[v] == target {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, "DROP VIEW IF EXISTS "+quoteIdent(v)); err != nil {
+			return mapError(err)
+		}
+		delete(st.views, v)
+	}
+	for v, target := range want {
+		if st.views[v] == target {
+			continue
+		}
+		q := "CREATE OR REPLACE TEMP VIEW " + quoteIdent(v) + " AS SELECT * FROM " + dataSchema + "." + quoteIdent(target)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return mapError(err)
+		}
+		st.views[v] = target
+	}
+	if st.zone != zone {
+		if _, err := conn.ExecContext(ctx, "SET TimeZone = "+quoteString(zone)); err != nil {
+			return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("time zone %q: %w", zone, mapError(err)))
+		}
+		st.zone = zone
+	}
+	return nil
+}
+
+// zoneName is DuckDB's name for the session time zone.
+func zoneName(loc *time.Location) string {
+	if loc == nil || loc.String() == "Local" {
+		return "UTC"
+	}
+	return loc.String()
+}

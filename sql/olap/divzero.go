@@ -1,0 +1,95 @@
+package olap
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+)
+
+// The division guard: see [division-by-zero] in doc.go.
+
+// divisionMacros are created once per engine.
+var divisionMacros = []string{
+	"CREATE MACRO strata_div(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL THEN error('division by zero') ELSE a / b END",
+	"CREATE MACRO strata_intdiv(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL THEN error('division by zero') ELSE a // b END",
+	"CREATE MACRO strata_mod(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL THEN error('division by zero') ELSE a % b END",
+}
+
+var divisionOps = map[string]string{"/": "strata_div", "//": "strata_intdiv", "%": "strata_mod"}
+
+// hasDivision reports whether sqlText has a division or modulo operator
+// outside literals and comments.
+func hasDivision(sqlText string) bool {
+	if !strings.ContainsAny(sqlText, "/%") {
+		return false
+	}
+	for _, t := range lex(sqlText) {
+		if t.kind == tokPunct && strings.ContainsAny(t.text, "/%") {
+			return true
+		}
+	}
+	return false
+}
+
+// guardDivision rewrites sqlText's division operators on conn (see
+// [division-by-zero]); it returns sqlText unchanged when there are none or
+// DuckDB cannot round-trip the text.
+func guardDivision(ctx context.Context, conn *sql.Conn, sqlText string) (string, error) {
+	if !hasDivision(sqlText) {
+		return sqlText, nil
+	}
+	var tree string
+	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sqlText).Scan(&tree); err != nil {
+		return "", mapError(err)
+	}
+	var root map[string]any
+	dec := json.NewDecoder(strings.NewReader(tree))
+	dec.UseNumber() // keeps 64-bit fields (query_location) exact
+	if err := dec.Decode(&root); err != nil {
+		return sqlText, nil
+	}
+	if failed, _ := root["error"].(bool); failed {
+		return sqlText, nil
+	}
+	if !renameDivisions(root) {
+		return sqlText, nil
+	}
+	b, err := json.Marshal(root)
+	if err != nil {
+		return sqlText, nil
+	}
+	var out string
+	if err := conn.QueryRowContext(ctx, "SELECT json_deserialize_sql(?::JSON)", string(b)).Scan(&out); err != nil {
+		return sqlText, nil
+	}
+	return out, nil
+}
+
+// renameDivisions renames the division operator nodes under v and reports
+// whether it found any.
+func renameDivisions(v any) bool {
+	found := false
+	switch x := v.(type) {
+	case map[string]any:
+		if x["class"] == "FUNCTION" && x["is_operator"] == true {
+			if fn, ok := x["function_name"].(string); ok && divisionOps[fn] != "" {
+				x["function_name"] = divisionOps[fn]
+				x["is_operator"] = false
+				found = true
+			}
+		}
+		for _, c := range x {
+			if renameDivisions(c) {
+				found = true
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if renameDivisions(c) {
+				found = true
+			}
+		}
+	}
+	return found
+}

@@ -1,0 +1,245 @@
+package olap
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"sync"
+	"time"
+
+	duck "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table"
+)
+
+// dataSchema is the DuckDB schema that holds loaded tables.
+const dataSchema = "strata_data"
+
+// Input is one table a query reads, and the epoch it reads it at.
+type Input struct {
+	// Name is the name the SQL uses: "t1", or "dev.t1" to make both dev.t1
+	// and (when no other input is called t1) t1 resolve to it.
+	Name string
+	// Table is the opened table.
+	Table *table.Table
+	// Epoch is the epoch to read at; it must not be above the table's
+	// committed epoch.
+	Epoch base.Epoch
+}
+
+// Options configure an Engine. Zero values take the defaults.
+type Options struct {
+	// CacheTables bounds the loaded tables kept between queries (default 64).
+	CacheTables int
+	// CacheRows bounds the rows they hold together (default 20M).
+	CacheRows int64
+	// Threads is DuckDB's worker thread count (default: DuckDB's, the
+	// number of cores).
+	Threads int
+	// MemoryLimit is DuckDB's memory limit, e.g. "4GB" (default: DuckDB's,
+	// 80% of RAM).
+	MemoryLimit string
+}
+
+// QueryOptions are per query.
+type QueryOptions struct {
+	// Location is the session time zone: DuckDB's TimeZone setting for the
+	// query (TIMESTAMPTZ arithmetic and casts). Nil means UTC.
+	Location *time.Location
+	// MaxRows bounds the rows returned; a query producing more fails with
+	// 54000 program_limit_exceeded. 0 means no bound.
+	MaxRows int
+	// Params are the values of $1, $2, ... DuckDB casts each to the type
+	// the statement expects, so text values (a client's untyped
+	// parameters) work where the text is valid input for that type.
+	Params []types.Datum
+}
+
+// Column is one result column: its name and Strata type.
+type Column struct {
+	Name string
+	Type types.Type
+}
+
+// Result is a query's outcome.
+type Result struct {
+	Columns []Column
+	Rows    []types.Row
+
+	duckNames []string // DuckDB's names of the columns
+}
+
+// Engine runs SELECTs over Strata tables in one embedded in-memory DuckDB
+// database. It is safe for concurrent use by many sessions.
+type Engine struct {
+	connector *duck.Connector
+	db        *sql.DB
+	cache     *cache
+	catalogs  *catalogCache
+
+	mu struct {
+		sync.Mutex
+		conns map[any]*connState // idle connections' bound names; guarded by mu
+	}
+}
+
+// Open starts an engine.
+func Open(opts Options) (*Engine, error) {
+	if opts.CacheTables <= 0 {
+		opts.CacheTables = 64
+	}
+	if opts.CacheRows <= 0 {
+		opts.CacheRows = 20 << 20
+	}
+	dsn := "?autoinstall_known_extensions=false&autoload_known_extensions=false&enable_external_access=false"
+	if opts.Threads > 0 {
+		dsn += fmt.Sprintf("&threads=%d", opts.Threads)
+	}
+	if opts.MemoryLimit != "" {
+		dsn += "&memory_limit=" + opts.MemoryLimit
+	}
+	connector, err := duck.NewConnector(dsn, func(ex driver.ExecerContext) error {
+		// PostgreSQL's semantics where DuckDB's differ ([pg-settings]).
+		for _, s := range []string{
+			"SET integer_division = true",
+			"SET default_null_order = 'nulls_last_on_asc_first_on_desc'",
+		} {
+			if _, err := ex.ExecContext(context.Background(), s, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("olap: open DuckDB: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	e := &Engine{connector: connector, db: db}
+	e.mu.conns = map[any]*connState{}
+	db.SetMaxIdleConns(16) // keep connections, and the names bound on them, between queries
+	for _, q := range append([]string{"CREATE SCHEMA " + dataSchema}, divisionMacros...) {
+		if _, err := db.Exec(q); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("olap: open DuckDB: %w", err)
+		}
+	}
+	e.cache = newCache(opts.CacheTables, opts.CacheRows, e.dropTable)
+	e.catalogs = newCatalogCache(8, e.dropSchema)
+	return e, nil
+}
+
+// Close releases the database. Queries running on it fail.
+func (e *Engine) Close() error {
+	err := e.db.Close()
+	if cerr := e.connector.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// CacheStats returns the number of loaded tables the engine keeps and the
+// rows they hold.
+func (e *Engine) CacheStats() (tables int, rows int64) { return e.cache.stats() }
+
+func (e *Engine) dropTable(name string) {
+	// A failed drop leaks memory but no wrong answer: the name is never
+	// handed out again.
+	_, _ = e.db.Exec("DROP TABLE IF EXISTS " + dataSchema + "." + quoteIdent(name))
+}
+
+func (e *Engine) dropSchema(name string) {
+	_, _ = e.db.Exec("DROP SCHEMA IF EXISTS " + quoteIdent(name) + " CASCADE")
+}
+
+// Query runs sqlText, one SELECT (or EXPLAIN) in PostgreSQL syntax as
+// DuckDB accepts it, over inputs, each read at its epoch with merge on
+// read. Errors are *sqlerr.Error values (see mapError).
+func (e *Engine) Query(ctx context.Context, inputs []Input, sqlText string, opts QueryOptions) (*Result, error) {
+	args := make([]driver.NamedValue, len(opts.Params))
+	for i, p := range opts.Params {
+		v, err := paramValue(p)
+		if err != nil {
+			return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("parameter $%d: %w", i+1, err))
+		}
+		args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	var res *Result
+	err := e.withInputs(ctx, inputs, sqlText, opts.Location, func(conn *sql.Conn, rewritten string) error {
+		var err error
+		res, err = runSelect(ctx, conn, rewritten, opts.MaxRows, args...)
+		return err
+	})
+	if err != nil {
+		return nil, canceled(ctx, err)
+	}
+	return res, nil
+}
+
+// Describe prepares sqlText over inputs without running it and returns its
+// result columns and parameter types, for a wire protocol's Describe. A
+// parameter whose type DuckDB cannot infer (SELECT $1) is types.Unknown.
+// The inputs are loaded, so a following Query reuses them.
+func (e *Engine) Describe(ctx context.Context, inputs []Input, sqlText string) ([]Column, []types.Type, error) {
+	var cols []Column
+	var params []types.Type
+	err := e.withInputs(ctx, inputs, sqlText, nil, func(conn *sql.Conn, rewritten string) error {
+		var err error
+		cols, params, err = describeSelect(ctx, conn, rewritten)
+		return err
+	})
+	if err != nil {
+		return nil, nil, canceled(ctx, err)
+	}
+	return cols, params, nil
+}
+
+// withInputs loads inputs, binds their names on a connection of its own
+// ([names-per-query]), sets the time zone (nil: UTC) and calls fn with the
+// connection and the rewritten SQL; then it releases the loaded tables.
+func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string, loc *time.Location, fn func(conn *sql.Conn, rewritten string) error) error {
+	bindings, rewritten, err := bindNames(inputs, sqlText)
+	if err != nil {
+		return err
+	}
+	rewritten = regexLiterals(rewritten)
+	entries := make([]*entry, len(inputs))
+	defer func() {
+		for _, en := range entries {
+			if en != nil {
+				e.cache.release(en)
+			}
+		}
+	}()
+	want := map[string]string{}
+	for i, in := range inputs {
+		if entries[i], err = e.acquireInput(ctx, in); err != nil {
+			return err
+		}
+		for _, v := range bindings[i].views {
+			want[v] = entries[i].name
+		}
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return mapError(err)
+	}
+	defer conn.Close()
+	st, err := e.takeConnState(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if err := st.bind(ctx, conn, want, zoneName(loc)); err != nil {
+		// The connection's names are unknown now: discard it.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		return err
+	}
+	defer e.putConnState(st)
+	if rewritten, err = guardDivision(ctx, conn, rewritten); err != nil {
+		return err
+	}
+	return fn(conn, rewritten)
+}

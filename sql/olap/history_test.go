@@ -1,0 +1,82 @@
+package olap
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/schema"
+)
+
+// TestRandomHistoriesReadAtEveryEpoch writes seeded random histories of
+// inserts, updates and deletes (some epochs empty; small write buffers, so
+// the writer's own compactions run) and checks that a query at every epoch, in random order and repeated, gives
+// exactly the model's state at that epoch.
+func TestRandomHistoriesReadAtEveryEpoch(t *testing.T) {
+	e := newEngine(t)
+	for seed := uint64(1); seed <= 4; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 7))
+			tb, err := table.Create(fileio.NewMem(), fmt.Sprintf("wh/dev/h%d", seed), []schema.Field{
+				{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64, Nullable: true}, {Name: "s", Type: types.Text, Nullable: true},
+			}, []string{"k"}, map[string]string{"bucket": fmt.Sprint(1 + r.IntN(4)), "write-buffer-rows": fmt.Sprint(5 + r.IntN(50))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, _ := tb.NewWriter("h")
+			model := map[int64][2]string{}
+			states := map[base.Epoch]string{0: ""}
+			const epochs = 12
+			for ep := base.Epoch(1); ep <= epochs; ep++ {
+				var changes []change
+				if r.IntN(5) > 0 { // some epochs change nothing
+					for range 1 + r.IntN(60) {
+						k := int64(r.IntN(80))
+						v := r.Int64N(1000) - 500
+						s := fmt.Sprintf("s%d", r.IntN(10))
+						switch _, ok := model[k]; {
+						case ok && r.IntN(3) == 0:
+							changes = append(changes, del(types.Row{i64(k), types.Null, types.Null}))
+							delete(model, k)
+						case ok:
+							changes = append(changes, upd(types.Row{i64(k), i64(v), txt(s)}))
+							model[k] = [2]string{fmt.Sprint(v), s}
+						default:
+							changes = append(changes, ins(types.Row{i64(k), i64(v), txt(s)}))
+							model[k] = [2]string{fmt.Sprint(v), s}
+						}
+					}
+				}
+				commitEpoch(t, tb, w, ep, changes...)
+				states[ep] = render(model)
+			}
+			order := r.Perm(2 * (epochs + 1))
+			for _, i := range order {
+				ep := base.Epoch(i % (epochs + 1))
+				res := mustQuery(t, e, []Input{{Name: "h", Table: tb, Epoch: ep}}, "SELECT k, v, s FROM h ORDER BY k")
+				if got := text(res.Rows); got != states[ep] {
+					t.Fatalf("epoch %d:\n%s\nwant\n%s", ep, got, states[ep])
+				}
+			}
+		})
+	}
+}
+
+func render(model map[int64][2]string) string {
+	keys := make([]int64, 0, len(model))
+	for k := range model {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%d|%s|%s\n", k, model[k][0], model[k][1])
+	}
+	return b.String()
+}

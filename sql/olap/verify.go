@@ -1,0 +1,227 @@
+package olap
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// DiffRow is a row with the number of times it is missing or extra.
+type DiffRow struct {
+	Row   types.Row
+	Count int
+}
+
+// Diff is the outcome of Verify: the rows in which a stored view and the
+// recomputation of its query differ, as multisets.
+type Diff struct {
+	// View is the stored input's name; Epoch the epoch both were read at.
+	View  string
+	Epoch base.Epoch
+	// Computed and Stored count the rows of the recomputation and of the
+	// stored view.
+	Computed, Stored int
+	// Missing are rows the query gives that the stored view lacks (Count:
+	// how many copies are missing); Extra are rows the stored view holds
+	// beyond what the query gives. Both are sorted.
+	Missing, Extra []DiffRow
+}
+
+// Empty reports whether the stored view equals the recomputation.
+func (d Diff) Empty() bool { return len(d.Missing) == 0 && len(d.Extra) == 0 }
+
+// maxDiffLines bounds the rows String prints on each side.
+const maxDiffLines = 50
+
+// String prints the difference for people: a summary line, then "- " for
+// each missing row and "+ " for each extra one, with "×n" when a row
+// differs more than once; at most 50 rows a side, then how many more.
+func (d Diff) String() string {
+	var b strings.Builder
+	if d.Empty() {
+		fmt.Fprintf(&b, "view %s at epoch %d: equal (%d rows)\n", d.View, d.Epoch, d.Stored)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "view %s at epoch %d: %d rows missing, %d extra (query gives %d rows, view holds %d)\n",
+		d.View, d.Epoch, countRows(d.Missing), countRows(d.Extra), d.Computed, d.Stored)
+	line := func(sign string, r DiffRow) {
+		b.WriteString(sign)
+		b.WriteString(formatRow(r.Row))
+		if r.Count > 1 {
+			fmt.Fprintf(&b, " ×%d", r.Count)
+		}
+		b.WriteByte('\n')
+	}
+	side := func(sign string, rs []DiffRow) {
+		for i, r := range rs {
+			if i == maxDiffLines {
+				fmt.Fprintf(&b, "%s... and %d more distinct rows\n", sign, len(rs)-i)
+				return
+			}
+			line(sign, r)
+		}
+	}
+	side("- missing ", d.Missing)
+	side("+ extra   ", d.Extra)
+	return b.String()
+}
+
+func countRows(rs []DiffRow) int {
+	n := 0
+	for _, r := range rs {
+		n += r.Count
+	}
+	return n
+}
+
+// formatRow prints a row as (v1, v2, ...) with NULL spelled out.
+func formatRow(r types.Row) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, d := range r {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if d.IsNull() {
+			b.WriteString("NULL")
+			continue
+		}
+		s := types.FormatText(d, nil)
+		if d.Kind() == types.KindText || d.Kind() == types.KindVarchar || d.Kind() == types.KindChar {
+			s = quoteString(s)
+		}
+		b.WriteString(s)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// Verify recomputes a view: it runs viewQuery over inputs (each at its
+// epoch) and compares the result, as a multiset, with the stored view
+// table read at stored.Epoch ([verify-multiset]). Computed values are cast
+// to the stored columns' types first, so NUMERIC 1.5 equals 1.50, -0.0
+// equals 0 and a DuckDB HUGEINT sum equals a BIGINT column, by
+// types.Compare. A column count or type that cannot be reconciled is an
+// error, not a difference.
+func (e *Engine) Verify(ctx context.Context, viewQuery string, inputs []Input, stored Input) (Diff, error) {
+	d := Diff{View: stored.Name, Epoch: stored.Epoch}
+	if stored.Table == nil {
+		return d, sqlerr.New(sqlerr.InvalidParameterValue, "view %s has no table", stored.Name)
+	}
+	res, err := e.Query(ctx, inputs, viewQuery, QueryOptions{})
+	if err != nil {
+		return d, err
+	}
+	sc, err := stored.Table.Schema()
+	if err != nil {
+		return d, sqlerr.Wrap(sqlerr.IOError, fmt.Errorf("view %s: %w", stored.Name, err))
+	}
+	want, err := stored.Table.ReadAtEpoch(stored.Epoch)
+	if err != nil {
+		return d, sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState, fmt.Errorf("view %s: %w", stored.Name, err))
+	}
+	if len(res.Columns) != len(sc.Fields) {
+		return d, sqlerr.New(sqlerr.DatatypeMismatch, "view %s has %d columns, its query gives %d", stored.Name, len(sc.Fields), len(res.Columns))
+	}
+	got := res.Rows
+	// Rows read with an older schema are shorter: pad with NULLs.
+	for i, r := range want {
+		for len(r) < len(sc.Fields) {
+			r = append(r, types.Null)
+		}
+		want[i] = r
+	}
+	for i, f := range sc.Fields {
+		if res.Columns[i].Type == f.Type {
+			continue
+		}
+		ct := res.Columns[i].Type
+		if (ct.Kind == types.KindFloat64 || ct.Kind == types.KindFloat32) && f.Type == types.Numeric {
+			// [verify-approx] DuckDB computes some exact aggregates
+			// (avg) in DOUBLE PRECISION: compare both sides at float
+			// precision, as NUMERIC through float8 (15 digits).
+			for _, rows := range [][]types.Row{got, want} {
+				for _, r := range rows {
+					if r[i], err = viaFloat(r[i]); err != nil {
+						return d, sqlerr.Wrap(sqlerr.DatatypeMismatch, fmt.Errorf("view %s column %s: %w", stored.Name, f.Name, err))
+					}
+				}
+			}
+			continue
+		}
+		if !types.CanCast(res.Columns[i].Type, f.Type, true) {
+			return d, sqlerr.New(sqlerr.DatatypeMismatch, "view %s column %s is %s, its query gives %s", stored.Name, f.Name, f.Type, res.Columns[i].Type)
+		}
+		for _, r := range got {
+			if r[i], err = types.Cast(r[i], f.Type, types.CastContext{Explicit: true}); err != nil {
+				return d, sqlerr.Wrap(sqlerr.DatatypeMismatch, fmt.Errorf("view %s column %s: %w", stored.Name, f.Name, err))
+			}
+		}
+	}
+	d.Computed, d.Stored = len(got), len(want)
+	d.Missing, d.Extra = multisetDiff(got, want)
+	return d, nil
+}
+
+// multisetDiff returns the rows of a not in b and of b not in a, counted.
+func multisetDiff(a, b []types.Row) (onlyA, onlyB []DiffRow) {
+	less := func(rs []types.Row) func(i, j int) bool {
+		return func(i, j int) bool { return types.CompareRows(rs[i], rs[j], nil) < 0 }
+	}
+	sort.Slice(a, less(a))
+	sort.Slice(b, less(b))
+	run := func(rs []types.Row, i int) int {
+		j := i + 1
+		for j < len(rs) && types.CompareRows(rs[i], rs[j], nil) == 0 {
+			j++
+		}
+		return j - i
+	}
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		c := 0
+		switch {
+		case i == len(a):
+			c = 1
+		case j == len(b):
+			c = -1
+		default:
+			c = types.CompareRows(a[i], b[j], nil)
+		}
+		switch {
+		case c < 0:
+			n := run(a, i)
+			onlyA = append(onlyA, DiffRow{Row: a[i], Count: n})
+			i += n
+		case c > 0:
+			n := run(b, j)
+			onlyB = append(onlyB, DiffRow{Row: b[j], Count: n})
+			j += n
+		default:
+			na, nb := run(a, i), run(b, j)
+			if na > nb {
+				onlyA = append(onlyA, DiffRow{Row: a[i], Count: na - nb})
+			} else if nb > na {
+				onlyB = append(onlyB, DiffRow{Row: b[j], Count: nb - na})
+			}
+			i += na
+			j += nb
+		}
+	}
+	return onlyA, onlyB
+}
+
+// viaFloat rounds a number to DOUBLE PRECISION and returns it as NUMERIC
+// with float8's 15 significant digits.
+func viaFloat(v types.Datum) (types.Datum, error) {
+	f, err := types.Cast(v, types.Float64, types.CastContext{})
+	if err != nil {
+		return types.Null, err
+	}
+	return types.Cast(f, types.Numeric, types.CastContext{})
+}
