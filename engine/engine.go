@@ -16,6 +16,7 @@ import (
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/meta/service"
 	"github.com/stratadb/strata/meta/store"
+	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/table"
 	"github.com/stratadb/strata/table/fileio"
 )
@@ -65,6 +66,10 @@ type Engine struct {
 	tables map[catalog.ObjectName]*table.Table
 	jobs   map[string]*runningJob
 	dml    map[catalog.ObjectName]*dmlLog
+	olapOnce sync.Once
+	olap     *olap.Engine
+	olapErr  error
+
 	// closes holds, per ingest job, the last (epoch, position) at which
 	// its source closed an epoch.
 	closes map[string]ingest.Pair
@@ -153,6 +158,9 @@ func (e *Engine) Close() error {
 	}
 	e.dml = map[catalog.ObjectName]*dmlLog{}
 	e.mu.Unlock()
+	if e.olap != nil {
+		errs = append(errs, e.olap.Close())
+	}
 	errs = append(errs, e.meta.Close(), e.store.Close())
 	return errors.Join(errs...)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stratadb/strata/meta/version"
 	"github.com/stratadb/strata/sql/ddl"
 	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/sql/pgwire"
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
@@ -96,6 +97,11 @@ func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.T
 	default:
 		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
+	if q, ok := stmts[0].(*ddl.Query); ok {
+		if pst, handled, err := s.prepareOLAP(ctx, text, q, paramTypes); handled || err != nil {
+			return pst, err
+		}
+	}
 	st := &pgwire.Statement{SQL: text, Impl: stmts[0]}
 	args := &engine.Args{Types: paramTypes, DryRun: true}
 	cols, err := s.describe(ctx, stmts[0], args)
@@ -108,6 +114,92 @@ func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.T
 		st.Params = paramTypes
 	}
 	return st, nil
+}
+
+// olapStatement is a SELECT the embedded OLAP engine runs, or (catalog
+// set) a query on pg_catalog answered over the emulated catalog.
+type olapStatement struct {
+	q       *ddl.Query
+	plan    *engine.OLAPQuery
+	catalog bool
+}
+
+// prepareOLAP prepares a query for the OLAP engine when it reads tables
+// (or pg_catalog); handled is false for queries the batch executor runs
+// (no tables, or system tables).
+func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, paramTypes []types.Type) (*pgwire.Statement, bool, error) {
+	if olap.IsCatalogQuery(q.QueryText) {
+		res, err := s.e.CatalogQuery(ctx, s.db, q.QueryText)
+		if err != nil {
+			return nil, true, err
+		}
+		return &pgwire.Statement{SQL: text, Columns: olapColumns(res.Columns), Impl: &olapStatement{q: q, catalog: true}}, true, nil
+	}
+	plan, ok, err := s.e.PlanOLAP(ctx, s.db, q.QueryText)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	cols, params, err := s.e.DescribeOLAP(ctx, plan, q.QueryText)
+	if err != nil {
+		return nil, true, err
+	}
+	for i := range params {
+		if i < len(paramTypes) && paramTypes[i].Kind != types.KindUnknown {
+			params[i] = paramTypes[i]
+		}
+		if params[i].Kind == types.KindUnknown {
+			params[i] = types.Text
+		}
+	}
+	return &pgwire.Statement{SQL: text, Columns: olapColumns(cols), Params: params, Impl: &olapStatement{q: q, plan: plan}}, true, nil
+}
+
+func olapColumns(cols []olap.Column) []pgwire.Column {
+	out := make([]pgwire.Column, len(cols))
+	for i, c := range cols {
+		out[i] = pgwire.Column{Name: c.Name, Type: c.Type}
+	}
+	return out
+}
+
+// runOLAP executes a prepared OLAP statement.
+func (s *Session) runOLAP(ctx context.Context, st *olapStatement, params []types.Datum) (*pgwire.Result, error) {
+	if st.catalog {
+		res, err := s.e.CatalogQuery(ctx, s.db, st.q.QueryText)
+		if err != nil {
+			return nil, err
+		}
+		return &pgwire.Result{Columns: olapColumns(res.Columns), Rows: res.Rows, Tag: pgwire.SelectTag(len(res.Rows))}, nil
+	}
+	spec := engine.ReadSpec{Mode: s.mode}
+	if s.mode == version.Strong {
+		spec.After = s.lastWrite
+	}
+	if st.q.AtEpoch != nil {
+		ep := base.Epoch(*st.q.AtEpoch)
+		spec.AtEpoch = &ep
+	}
+	res, epochs, err := s.e.RunOLAP(ctx, st.plan, st.q.QueryText, spec, s.loc, params)
+	if err != nil {
+		return nil, err
+	}
+	s.noteRead(epochs)
+	return &pgwire.Result{Columns: olapColumns(res.Columns), Rows: res.Rows, Tag: pgwire.SelectTag(len(res.Rows))}, nil
+}
+
+// noteRead records the epoch a read was at (the smallest, when it read
+// several), for SHOW last_read_epoch.
+func (s *Session) noteRead(epochs map[catalog.ObjectName]base.Epoch) {
+	if len(epochs) == 0 {
+		return
+	}
+	var lo base.Epoch
+	for _, ep := range epochs {
+		if lo == 0 || ep < lo {
+			lo = ep
+		}
+	}
+	s.lastEpoch = lo
 }
 
 func textCols(names ...string) []pgwire.Column {
@@ -173,6 +265,13 @@ func planColumns(p plan.Node) []pgwire.Column {
 
 // Execute implements pgwire.Session.
 func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []types.Datum) (*pgwire.Result, error) {
+	if os, ok := pst.Impl.(*olapStatement); ok {
+		res, err := s.runOLAP(ctx, os, params)
+		if err != nil && errors.Is(err, context.Canceled) {
+			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		return res, err
+	}
 	var args *engine.Args
 	if len(pst.Params) > 0 || len(params) > 0 {
 		args = &engine.Args{Types: pst.Params, Values: params}
@@ -306,15 +405,7 @@ func (s *Session) query(ctx context.Context, q *ddl.Query, args *engine.Args) (*
 	if err != nil {
 		return nil, err
 	}
-	if len(epochs) > 0 {
-		var lo base.Epoch
-		for _, ep := range epochs {
-			if lo == 0 || ep < lo {
-				lo = ep
-			}
-		}
-		s.lastEpoch = lo
-	}
+	s.noteRead(epochs)
 	return &pgwire.Result{Columns: planColumns(p), Rows: rows, Tag: pgwire.SelectTag(len(rows))}, nil
 }
 

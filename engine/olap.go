@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/olap"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// olapEngine returns the instance's embedded DuckDB engine, opening it on
+// first use.
+func (e *Engine) olapEngine() (*olap.Engine, error) {
+	e.olapOnce.Do(func() {
+		e.olap, e.olapErr = olap.Open(olap.Options{})
+	})
+	return e.olap, e.olapErr
+}
+
+// OLAPQuery is a SELECT run by the embedded OLAP engine (DuckDB) over
+// tables and views read at one version: the full SQL of a query engine
+// (joins, aggregates, window functions, CTEs, subqueries) where the
+// built-in batch executor has less.
+type OLAPQuery struct {
+	// Tables are the catalog objects the query reads.
+	Tables []catalog.ObjectName
+	olap   *olap.Engine
+	names  []string
+}
+
+// PlanOLAP finds the tables text reads (as DuckDB's parser sees its FROM
+// clauses) and resolves them in database db. ok is false when the query
+// reads no table of the catalog, or a system table: the batch executor
+// answers those.
+func (e *Engine) PlanOLAP(ctx context.Context, db, text string) (q *OLAPQuery, ok bool, err error) {
+	oe, err := e.olapEngine()
+	if err != nil {
+		return nil, false, err
+	}
+	names, err := oe.ReferencedTables(ctx, text)
+	if err != nil {
+		return nil, false, err
+	}
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	q = &OLAPQuery{olap: oe}
+	rels := &relations{cat: cat, db: db}
+	for _, n := range names {
+		if strings.HasPrefix(n, SystemSchema+".") {
+			return nil, false, nil
+		}
+		on := rels.objectName(n)
+		if _, err := cat.Table(on); err != nil {
+			if cat.IsSource(on) {
+				return nil, false, sqlerr.New(sqlerr.FeatureNotSupported, "source %q cannot be read directly yet; create a table from it", n)
+			}
+			return nil, false, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n)
+		}
+		q.Tables = append(q.Tables, on)
+		q.names = append(q.names, n)
+	}
+	return q, len(q.Tables) > 0, nil
+}
+
+// inputs names every table for DuckDB at its epoch.
+func (e *Engine) olapInputs(q *OLAPQuery, epochs map[catalog.ObjectName]base.Epoch) ([]olap.Input, error) {
+	var in []olap.Input
+	for i, n := range q.Tables {
+		t, err := e.Table(n)
+		if err != nil {
+			return nil, err
+		}
+		in = append(in, olap.Input{Name: q.names[i], Table: t, Epoch: epochs[n]})
+	}
+	return in, nil
+}
+
+// Describe returns the result columns and parameter types of q, with every
+// table at its committed epoch.
+func (e *Engine) DescribeOLAP(ctx context.Context, q *OLAPQuery, text string) ([]olap.Column, []types.Type, error) {
+	epochs := map[catalog.ObjectName]base.Epoch{}
+	for _, n := range q.Tables {
+		t, err := e.Table(n)
+		if err != nil {
+			return nil, nil, err
+		}
+		if epochs[n], err = t.CommittedEpoch(); err != nil {
+			return nil, nil, err
+		}
+	}
+	in, err := e.olapInputs(q, epochs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return q.olap.Describe(ctx, in, text)
+}
+
+// RunOLAP runs q (its text) over its tables read at one version chosen by
+// spec, with parameter values params, and returns the result and the
+// epochs read. A consistent version is pinned while the query runs.
+func (e *Engine) RunOLAP(ctx context.Context, q *OLAPQuery, text string, spec ReadSpec, loc *time.Location, params []types.Datum) (*olap.Result, map[catalog.ObjectName]base.Epoch, error) {
+	epochs := map[catalog.ObjectName]base.Epoch{}
+	switch {
+	case spec.AtEpoch != nil:
+		for _, n := range q.Tables {
+			t, err := e.Table(n)
+			if err != nil {
+				return nil, nil, err
+			}
+			c, err := t.CommittedEpoch()
+			if err != nil {
+				return nil, nil, err
+			}
+			if c < *spec.AtEpoch {
+				return nil, nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "relation %q has committed epoch %d, not yet %d", n.Name, c, *spec.AtEpoch)
+			}
+			epochs[n] = *spec.AtEpoch
+		}
+	default:
+		if spec.After != 0 {
+			for _, n := range q.Tables {
+				if err := e.waitCommitted(ctx, n, spec.After); err != nil {
+					return nil, nil, fmt.Errorf("waiting for %s to commit epoch %d, which holds this session's last write: %w", n.Name, spec.After, err)
+				}
+			}
+		}
+		v, err := e.meta.AcquireVersion(ctx, meta.VersionRequest{Tables: q.Tables, Mode: spec.Mode, Holder: "query"})
+		if err != nil {
+			return nil, nil, sqlerr.Wrap(sqlerr.SerializationFailure, err)
+		}
+		defer func() { _ = e.meta.ReleasePin(context.WithoutCancel(ctx), v.Pin) }()
+		epochs = v.Epochs
+	}
+	in, err := e.olapInputs(q, epochs)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := q.olap.Query(ctx, in, text, olap.QueryOptions{Location: loc, Params: params})
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, epochs, nil
+}
+
+// CatalogObjects describes every table and view of database db for the
+// emulated pg_catalog (psql's \dt and \d).
+func (e *Engine) CatalogObjects(ctx context.Context, db string) ([]olap.TableInfo, error) {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []olap.TableInfo
+	for _, t := range cat.Tables() {
+		if t.Name.Database != db {
+			continue
+		}
+		ti := olap.TableInfo{Name: t.Name.Name, Kind: olap.KindTable, PrimaryKey: t.PrimaryKey, Database: db}
+		if t.Kind == catalog.KindView {
+			ti.Kind, ti.ViewDef = olap.KindMaterializedView, t.Query
+		}
+		for _, c := range t.Columns {
+			ti.Columns = append(ti.Columns, olap.ColumnInfo{Name: c.Name, Type: c.Type, NotNull: c.NotNull})
+		}
+		out = append(out, ti)
+	}
+	return out, nil
+}
+
+// CatalogQuery answers a query on pg_catalog or information_schema over
+// database db's objects.
+func (e *Engine) CatalogQuery(ctx context.Context, db, text string) (*olap.Result, error) {
+	oe, err := e.olapEngine()
+	if err != nil {
+		return nil, err
+	}
+	objs, err := e.CatalogObjects(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return oe.CatalogQuery(ctx, objs, text)
+}
