@@ -62,10 +62,10 @@ type Engine struct {
 	// ddl serialises catalog changes with the jobs they start and stop.
 	ddl sync.Mutex
 
-	mu     sync.Mutex
-	tables map[catalog.ObjectName]*table.Table
-	jobs   map[string]*runningJob
-	dml    map[catalog.ObjectName]*dmlLog
+	mu       sync.Mutex
+	tables   map[catalog.ObjectName]*table.Table
+	jobs     map[string]*runningJob
+	dml      map[catalog.ObjectName]*dmlLog
 	olapOnce sync.Once
 	olap     *olap.Engine
 	olapErr  error

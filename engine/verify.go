@@ -12,8 +12,8 @@ import (
 	"github.com/stratadb/strata/sql/binder"
 	"github.com/stratadb/strata/sql/exec"
 	"github.com/stratadb/strata/sql/expr"
-	"github.com/stratadb/strata/sql/parser"
 	"github.com/stratadb/strata/sql/olap"
+	"github.com/stratadb/strata/sql/parser"
 	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/table"
 )
