@@ -3,8 +3,11 @@ package server
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -216,5 +219,98 @@ func TestParameters(t *testing.T) {
 	}
 	if n != 2 {
 		t.Fatalf("count %d, want 2", n)
+	}
+}
+
+var loadDuration = flag.Duration("load.duration", 30*time.Second, "how long TestConsistencyUnderLoad runs its clients")
+
+// TestConsistencyUnderLoad: while a writer changes the base table and two
+// levels of views follow at 50 ms epochs, 8 clients run a query across all
+// three levels continuously; every result must satisfy an invariant that
+// holds only at a consistent cut (the base table's sum equals the total of
+// the view two levels down).
+func TestConsistencyUnderLoad(t *testing.T) {
+	d := *loadDuration
+	if testing.Short() {
+		d = 3 * time.Second
+	}
+	s, err := Start(context.Background(), Options{
+		Engine: engine.Options{Dir: t.TempDir(), EpochInterval: 50 * time.Millisecond, CheckpointInterval: 200 * time.Millisecond},
+		Listen: "127.0.0.1:0", HTTP: "-",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE acct (id INT PRIMARY KEY, branch INT NOT NULL, balance BIGINT NOT NULL)")
+	exec(t, c, "CREATE MATERIALIZED VIEW per_branch AS SELECT branch, sum(balance) AS total, count(*) AS n FROM acct GROUP BY branch")
+	exec(t, c, "CREATE MATERIALIZED VIEW bank AS SELECT sum(total) AS total, sum(n) AS accounts FROM per_branch")
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var wg sync.WaitGroup
+	var writes, reads, withData atomic.Int64
+	errs := make(chan error, 16)
+	wg.Add(1)
+	go func() { // the writer: inserts, transfers, deletes
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			var q string
+			switch {
+			case i < 50 || i%3 == 0:
+				q = fmt.Sprintf("INSERT INTO acct VALUES (%d, %d, %d)", i%200, i%7, i)
+			case i%3 == 1:
+				q = fmt.Sprintf("UPDATE acct SET balance = balance + 5 WHERE branch = %d", i%7)
+			default:
+				q = fmt.Sprintf("DELETE FROM acct WHERE id = %d", (i*13)%200)
+			}
+			if _, err := c.Exec(ctx, q); err != nil {
+				if ctx.Err() == nil {
+					errs <- fmt.Errorf("%s: %w", q, err)
+				}
+				return
+			}
+			writes.Add(1)
+		}
+	}()
+	const query = `SELECT a.s, a.k, b.total, b.accounts, p.s, p.k
+FROM (SELECT coalesce(sum(balance), 0) AS s, count(*) AS k FROM acct) a,
+     (SELECT coalesce(sum(total), 0) AS total, coalesce(sum(accounts), 0) AS accounts FROM bank) b,
+     (SELECT coalesce(sum(total), 0) AS s, coalesce(sum(n), 0) AS k FROM per_branch) p`
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cc := connect(t, s)
+			defer cc.Close(context.Background())
+			for ctx.Err() == nil {
+				var as, ak, bt, ba, ps, pk string
+				err := cc.QueryRow(ctx, query).Scan(&as, &ak, &bt, &ba, &ps, &pk)
+				if err != nil {
+					if ctx.Err() == nil {
+						errs <- err
+					}
+					return
+				}
+				if as != bt || bt != ps || ak != ba || ba != pk {
+					errs <- fmt.Errorf("a read mixed epochs: acct sum %s count %s, bank %s/%s, per_branch %s/%s", as, ak, bt, ba, ps, pk)
+					return
+				}
+				reads.Add(1)
+				if ak != "0" {
+					withData.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	t.Logf("%v: %d writes, %d consistent reads (%d with data) by 8 clients", d, writes.Load(), reads.Load(), withData.Load())
+	if withData.Load() < 20 || writes.Load() < 20 {
+		t.Fatalf("too little happened: %d writes, %d reads with data", writes.Load(), withData.Load())
 	}
 }
