@@ -1,0 +1,142 @@
+// Package pgcdc is the postgres-cdc source: the changes of several
+// Postgres tables, read from one logical replication stream (the pgoutput
+// plugin, protocol version 1, through github.com/jackc/pglogrepl), ingested
+// into Strata tables so that a Postgres transaction is never split across
+// epochs (DESIGN.md invariant 2 and "The epoch protocol").
+//
+//	CREATE SOURCE pg WITH (connector='postgres-cdc', hostname=..., port=...,
+//	    username=..., password=..., database=..., slot=..., publication=...);
+//	CREATE TABLE t (...) FROM pg TABLE 'schema.table';
+//
+// ParseOptions reads the WITH clause; the caller lists the tables (Table:
+// the upstream schema.table, the Strata name, columns and primary key).
+//
+// # One source, many tables
+//
+// One replication connection serves all tables of a source, and the
+// tables must commit each Postgres transaction's whole effect at one
+// epoch. Per-table readers, each with its own ingest source, would close
+// their epochs at different transactions. So a source is ONE ingest source
+// (connector/ingest) whose Reader, the Stream, emits the rows of all its
+// tables, and the job splits them afterwards:
+//
+//	ingest source (Stream) --forward--> Route(0) --> sink of table 0
+//	                       --forward--> Route(1) --> sink of table 1
+//	                       ...
+//
+// A source vertex's output goes to every out edge; each Route keeps its
+// table's rows. Epoch barriers are placed once, between transactions, by
+// the one source, and travel through every Route, so epoch E of every
+// table holds exactly the transactions before the position where E was
+// closed (invariant one-cut).
+//
+// # The union layout
+//
+// The chunks of a Stream have one column layout for all tables (Layout):
+// column 0 is the tag, the row's table as its index in Config.Tables
+// (INTEGER, never NULL); then every table's columns in list order. A row
+// fills its own table's columns and leaves the others NULL. Layout.Project
+// (used by Route) selects a table's rows and columns. This keeps the
+// chunk columnar and typed; it costs a NULL flag per foreign column and
+// row, which is small for a handful of tables. Encoding each row into a
+// BYTEA column was the alternative: narrower for many wide tables, but
+// every row is encoded and decoded once more.
+//
+// # Positions
+//
+// A position is a WAL location (LSN). The transaction at position p is
+// the first whose commit record starts at or after p (pgoutput's Begin
+// final LSN, Commit's commit LSN); the position after it is the end of its
+// commit record (Commit's end LSN). So positions only grow, consecutive
+// transactions meet at their boundaries, and the server's own rule for a
+// restarted slot, to send transactions whose commit starts at or after the
+// confirmed position, is the same rule: a position confirmed to the
+// server is a position the Stream can resume at.
+//
+// Position 0 is the initial snapshot (below), whose position after is
+// the slot's consistent point.
+//
+// # Initial snapshot
+//
+// Next(0) creates the replication slot with an exported snapshot
+// (CREATE_REPLICATION_SLOT ... EXPORT_SNAPSHOT), reads every table in a
+// REPEATABLE READ transaction set to that snapshot, and returns the rows
+// as +I in ONE transaction, from position 0 to the consistent point; then
+// streaming starts at the consistent point. One transaction, because the
+// snapshot is one Postgres state: an epoch shows all of it or none, like
+// any transaction. A slot that already exists when Next(0) is called is
+// dropped first: position 0 means nothing of the source was committed.
+//
+// Invariant snapshot-held: the exported snapshot dies when streaming
+// starts, so the Stream keeps the snapshot's chunk in memory until a
+// position past it is confirmed, and serves it again on a rewind to 0 in
+// the same process. A process that restarts at a position inside the
+// snapshot does not exist: positions are 0 or at least the consistent
+// point, and at 0 the snapshot is taken anew.
+//
+// # Rewinds
+//
+// Invariant rewind-is-restart: when the ingest source asks for a position
+// other than where the last transaction ended (it restored a checkpoint),
+// the Stream closes its replication connection and starts a new one at
+// that position; the server re-decodes from the slot's confirmed
+// position and the Stream skips transactions committed before the asked
+// position. Decoding is deterministic, so a replay gives the same
+// transactions at the same positions, and the ingest source closes its
+// recorded epochs at the same places. A restart at a position below the
+// slot's confirmed one is refused (base.ErrCorruption): the WAL in between
+// may be gone.
+//
+// # Confirmed position
+//
+// The server keeps the WAL from the slot's confirmed position on. The
+// Stream reports (standby status updates, every StatusInterval and when
+// the server asks) only what Confirm was given, which the caller computes
+// from committed epochs (Confirmer): a position where an epoch was closed
+// that every table of the source has committed. A restore always goes to
+// a checkpoint at or after such a position, so what a replay needs is
+// still there.
+//
+// # Row kinds
+//
+// Insert gives +I. With REPLICA IDENTITY FULL, Update gives -U (old row)
+// then +U (new row) and Delete gives -D with the whole old row: a retract
+// changelog. With a key identity (DEFAULT, the primary key, or USING
+// INDEX) Postgres sends no old row unless the key changed: Update gives
+// +U (the key kept), or -D of the old key then +I (the key changed), and
+// Delete gives -D carrying only the key, other columns NULL: an upsert
+// changelog, which Open accepts only for a Strata table whose primary key
+// is the identity's columns and whose other columns are nullable. An
+// unchanged TOASTed value (not sent by Postgres) is taken from the old row
+// under FULL and refused otherwise. TRUNCATE of a source table is refused
+// (ErrUnsupported), naming the table: it would need a delete of every
+// row, which the source cannot list. Changes of tables the publication
+// has but the source does not map are skipped.
+//
+// # Types
+//
+// Values arrive in Postgres's text format (pgoutput without binary) under
+// the session settings the connections ask for (TimeZone UTC, DateStyle
+// ISO, IntervalStyle postgres, hex bytea, shortest exact floats) and are
+// read with types.ParseText into the declared Strata column type:
+// boolean, smallint, integer, bigint, real, double precision, numeric,
+// text, varchar, char, date, time, timestamp, timestamptz, interval,
+// json and jsonb (as JSONB), bytea and uuid; any of them also feeds a
+// string column. Arrays and other types are refused by Open (and by a
+// Relation message announcing a changed table) with an error naming the
+// Strata table and column.
+//
+// # Lifecycle
+//
+//	s, err := pgcdc.Open(ctx, cfg)          // checks tables, types, publication
+//	conf := pgcdc.NewConfirmer(s)
+//	ingest.New(ingest.Config{Reader: s, OnClose: conf.OnClose, ...})
+//	... pgcdc.Route(s.Layout(), i) per table, then its sink
+//	conf.Committed(minCommittedEpoch)       // as the tables commit
+//	s.Close()                               // the slot stays; DropSlot removes it
+//
+// Known limits: the snapshot is held in memory until confirmed; one
+// transaction becomes one chunk, however large; a schema change upstream
+// is followed only as far as the declared columns stay there with
+// fitting types.
+package pgcdc
