@@ -124,8 +124,23 @@ func columnTypes(cols []catalog.Column) []types.Type {
 	return out
 }
 
+// sidecar is work a job needs beside its dataflow graph while it runs
+// (run, until ctx ends) and after it stops (close).
+type sidecar struct {
+	run   func(ctx context.Context)
+	close func() error
+}
+
 // buildJob makes the dataflow job of def from the catalog.
-func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, error) {
+func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, *sidecar, error) {
+	if isCDCJob(def) {
+		return e.buildCDCJob(cat, def)
+	}
+	g, err := e.buildSingleJob(cat, def)
+	return g, nil, err
+}
+
+func (e *Engine) buildSingleJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, error) {
 	if len(def.Writes) != 1 {
 		return nil, fmt.Errorf("job %q writes %d tables; this engine runs jobs that write one: %w", def.Name, len(def.Writes), base.ErrInvalidArgument)
 	}
@@ -271,7 +286,7 @@ func (e *Engine) ExplainView(ctx context.Context, db, query string) (string, err
 // closes or the job is stopped. A job restarts from its latest checkpoint
 // after a failure, without end.
 func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog.Job) error {
-	g, err := e.buildJob(cat, def)
+	g, side, err := e.buildJob(cat, def)
 	if err != nil {
 		return fmt.Errorf("job %q: %w", def.Name, err)
 	}
@@ -311,6 +326,23 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 	go func() {
 		defer e.wg.Done()
 		defer close(rj.done)
+		if side != nil {
+			sctx, stop := context.WithCancel(jctx)
+			var swg sync.WaitGroup
+			if side.run != nil {
+				swg.Add(1)
+				go func() { defer swg.Done(); side.run(sctx) }()
+			}
+			defer func() {
+				stop()
+				swg.Wait()
+				if side.close != nil {
+					if err := side.close(); err != nil {
+						e.log.Warn("job cleanup", "job", def.Name, "err", err)
+					}
+				}
+			}()
+		}
 		err := topology.RunJob(jctx, e.meta, def, g, opts)
 		if err != nil && !errors.Is(err, context.Canceled) && jctx.Err() == nil {
 			e.log.Error("job failed", "job", def.Name, "err", err)

@@ -55,7 +55,7 @@ func splitOptions(opts map[string]string) (store, conn map[string]string, connec
 	store, conn = map[string]string{}, map[string]string{}
 	for k, v := range opts {
 		switch {
-		case k == OptionWatermarkColumn || k == OptionWatermarkDelay:
+		case k == OptionWatermarkColumn || k == OptionWatermarkDelay || k == OptionSource || k == OptionSourceTable:
 		case k == "connector":
 			connector = v
 		case tableStoreOption(k):
@@ -145,6 +145,13 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 	}
 	if err := t.Validate(); err != nil {
 		return sqlerr.Wrap(sqlerr.InvalidTableDefinition, err)
+	}
+	if src := t.Options[OptionSource]; src != "" {
+		name, err := catalog.ParseObjectName(src)
+		if err != nil {
+			return sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
+		}
+		return e.createSourceTable(ctx, cat, t, name, t.Options[OptionSourceTable])
 	}
 	storeOpts, connOpts, connector := splitOptions(t.Options)
 	def := catalog.Job{Name: dmlJobName(t.Name), Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t.Name}}
@@ -381,6 +388,24 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 				writer = j.Name
 			}
 		}
+	}
+	if src := t.Options[OptionSource]; src != "" {
+		// A table of a CDC source: its source's job goes on without it.
+		e.stopJob(writer)
+		if err := e.meta.DropJob(ctx, writer); err != nil && !errors.Is(err, base.ErrNotFound) {
+			return err
+		}
+		if err := e.meta.DropTable(ctx, name); err != nil {
+			return err
+		}
+		if err := e.dropStorage(name); err != nil {
+			return err
+		}
+		srcName, err := catalog.ParseObjectName(src)
+		if err != nil {
+			return err
+		}
+		return e.rebuildCDCJob(ctx, srcName)
 	}
 	if writer != "" {
 		e.stopJob(writer)

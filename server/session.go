@@ -304,12 +304,8 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		}
 		return &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}, nil
 	case *ddl.CreateSource:
-		src := st.Source(s.db)
-		if err := s.e.Meta().CreateSource(ctx, src); err != nil {
-			if errors.Is(err, base.ErrConflict) && st.IfNotExists {
-				return &pgwire.Result{Tag: "CREATE SOURCE"}, nil
-			}
-			return nil, sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
+		if err := s.e.CreateSource(ctx, st.Source(s.db), st.IfNotExists); err != nil {
+			return nil, err
 		}
 		return &pgwire.Result{Tag: "CREATE SOURCE"}, nil
 	case *ddl.CreateSink:
@@ -413,10 +409,14 @@ func (s *Session) createTable(ctx context.Context, st *ddl.CreateTable) (*pgwire
 	if st.Query != nil {
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE TABLE ... AS is not supported yet; create the table, then INSERT INTO ... SELECT")
 	}
-	if st.FromSource != "" {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE TABLE ... FROM source TABLE is not supported yet")
-	}
 	t := st.Table(s.db)
+	if st.FromSource != "" {
+		if t.Options == nil {
+			t.Options = map[string]string{}
+		}
+		t.Options[engine.OptionSource] = ddl.ObjectName(st.FromSource, s.db).String()
+		t.Options[engine.OptionSourceTable] = st.FromTable
+	}
 	if st.Watermark != nil {
 		if t.Options == nil {
 			t.Options = map[string]string{}
@@ -441,16 +441,7 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 		case ddl.View:
 			err = s.e.Drop(ctx, "view", name, st.IfExists, st.Cascade)
 		case ddl.Source:
-			err = s.e.Meta().DropSource(ctx, name)
-			if errors.Is(err, base.ErrNotFound) {
-				if st.IfExists {
-					err = nil
-				} else {
-					err = sqlerr.New(sqlerr.UndefinedObject, "source %q does not exist", n)
-				}
-			} else if errors.Is(err, base.ErrConflict) {
-				err = sqlerr.Wrap(sqlerr.DependentObjectsStillExist, err)
-			}
+			err = s.e.DropSource(ctx, name, st.IfExists)
 		default:
 			err = sqlerr.New(sqlerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 		}

@@ -107,7 +107,9 @@ func inspect(ctx context.Context, conn *pgconn.PgConn, t Table) error {
 }
 
 // ensurePublication creates publication FOR TABLE the tables when it does
-// not exist, and otherwise checks that it lists every one.
+// not exist, and otherwise adds the tables it does not list yet (ALTER
+// PUBLICATION ... ADD TABLE: a source gains a table); a publication that
+// cannot be altered (not its owner) is an error naming the table.
 func ensurePublication(ctx context.Context, conn *pgconn.PgConn, pub string, tables []Table) error {
 	rows, err := query(ctx, conn, "SELECT 1 FROM pg_publication WHERE pubname = $1", pub)
 	if err != nil {
@@ -130,7 +132,9 @@ func ensurePublication(ctx context.Context, conn *pgconn.PgConn, pub string, tab
 			return fmt.Errorf("postgres-cdc: look up publication %s: %w", pub, err)
 		}
 		if len(rows) == 0 {
-			return fmt.Errorf("postgres-cdc: table %s: publication %s does not publish %s: %w", t.Name, pub, t.Upstream, base.ErrInvalidArgument)
+			if _, err := conn.Exec(ctx, "ALTER PUBLICATION "+quoteIdent(pub)+" ADD TABLE "+t.qualified()).ReadAll(); err != nil {
+				return fmt.Errorf("postgres-cdc: table %s: publication %s does not publish %s and cannot be altered (%v): %w", t.Name, pub, t.Upstream, err, base.ErrInvalidArgument)
+			}
 		}
 	}
 	return nil

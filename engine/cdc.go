@@ -1,0 +1,344 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/connector/pgcdc"
+	"github.com/stratadb/strata/connector/tablesink"
+	"github.com/stratadb/strata/dataflow/graph"
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// Change data capture from PostgreSQL.
+//
+// CREATE SOURCE pg WITH (connector = 'postgres-cdc', hostname = ..., ...)
+// records the source; CREATE TABLE t (...) FROM pg TABLE 'public.orders'
+// adds a table fed by it. All tables of one source are written by one
+// ingest job, "cdc-DB-SOURCE", over one replication stream
+// (connector/pgcdc), so a Postgres transaction reaches all of them at one
+// epoch. The job's set of tables is fixed while it runs: adding or
+// dropping a table of the source replaces the job by one for the new set,
+// which starts a fresh slot from an exported snapshot. That snapshot is
+// applied as one transaction that also deletes, from the tables the old
+// job fed, every row the snapshot no longer holds, so each table moves
+// from its last committed state to the snapshot's at one epoch.
+
+// Options of a table fed by a source.
+const (
+	// OptionSource names the source feeding the table.
+	OptionSource = "source"
+	// OptionSourceTable is the upstream table, "schema.table".
+	OptionSourceTable = "source.table"
+)
+
+// PostgresCDC is the connector name of PostgreSQL sources.
+const PostgresCDC = "postgres-cdc"
+
+func cdcJobName(src catalog.ObjectName) string { return "cdc-" + src.Database + "-" + src.Name }
+
+func isCDCJob(def catalog.Job) bool { return strings.HasPrefix(def.Name, "cdc-") }
+
+// CreateSource records an external source. Only postgres-cdc sources are
+// known: their options are checked (connector/pgcdc.ParseOptions); the
+// replication slot is made when the first table is created from it.
+func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExists bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := cat.Table(src.Name); err == nil || cat.IsSource(src.Name) {
+		if ifNotExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.DuplicateObject, "relation %q already exists", src.Name.Name)
+	}
+	switch src.Connector {
+	case PostgresCDC:
+		if _, err := pgcdc.ParseOptions(src.Options); err != nil {
+			return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", src.Name.Name, err))
+		}
+	default:
+		return sqlerr.New(sqlerr.InvalidParameterValue, "source %s: unknown connector %q (sources: %s; other connectors feed a table: CREATE TABLE ... WITH (connector = ...))", src.Name.Name, src.Connector, PostgresCDC)
+	}
+	if err := e.meta.CreateSource(ctx, src); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
+	}
+	return nil
+}
+
+// DropSource drops a source that no table reads.
+func (e *Engine) DropSource(ctx context.Context, name catalog.ObjectName, ifExists bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	if !cat.IsSource(name) {
+		if ifExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.UndefinedObject, "source %q does not exist", name.Name)
+	}
+	for _, t := range cat.Tables() {
+		if t.Options[OptionSource] == name.String() {
+			return sqlerr.New(sqlerr.DependentObjectsStillExist, "cannot drop source %s because table %s is created from it", name.Name, t.Name.Name)
+		}
+	}
+	if err := e.meta.DropSource(ctx, name); err != nil {
+		return sqlerr.Wrap(sqlerr.DependentObjectsStillExist, err)
+	}
+	return nil
+}
+
+// createSourceTable creates table t fed by source src's upstream table
+// and replaces the source's job by one that also feeds t. The caller holds
+// e.ddl.
+func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t catalog.Table, srcName catalog.ObjectName, upstream string) error {
+	src, err := cat.Source(srcName)
+	if err != nil {
+		return sqlerr.New(sqlerr.UndefinedObject, "source %q does not exist", srcName.Name)
+	}
+	if src.Connector != PostgresCDC {
+		return sqlerr.New(sqlerr.WrongObjectType, "source %s (%s) cannot feed tables with FROM ... TABLE", srcName.Name, src.Connector)
+	}
+	if len(t.PrimaryKey) == 0 {
+		return sqlerr.New(sqlerr.InvalidTableDefinition, "table %s from source %s needs a PRIMARY KEY: the upstream table's replica identity", t.Name.Name, srcName.Name)
+	}
+	for _, o := range cat.Tables() {
+		if o.Options[OptionSource] == srcName.String() && strings.EqualFold(o.Options[OptionSourceTable], upstream) {
+			return sqlerr.New(sqlerr.DuplicateObject, "table %s already holds %s of source %s", o.Name.Name, upstream, srcName.Name)
+		}
+	}
+	if t.Options == nil {
+		t.Options = map[string]string{}
+	}
+	t.Options[OptionSource] = srcName.String()
+	t.Options[OptionSourceTable] = upstream
+	storeOpts, connOpts, connector := splitOptions(t.Options)
+	if connector != "" || len(connOpts) > 0 {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "table %s is fed by source %s: connector options belong to the source (%q)", t.Name.Name, srcName.Name, firstKey(connOpts))
+	}
+	if _, err := e.createStorage(t.Name, t.Columns, t.PrimaryKey, storeOpts); err != nil {
+		return err
+	}
+	if err := e.meta.CreateTable(ctx, t); err != nil {
+		return errors.Join(sqlerr.Wrap(sqlerr.InvalidTableDefinition, err), e.dropStorage(t.Name))
+	}
+	if err := e.rebuildCDCJob(ctx, srcName); err != nil {
+		return errors.Join(err, e.meta.DropTable(context.WithoutCancel(ctx), t.Name), e.dropStorage(t.Name))
+	}
+	return nil
+}
+
+// rebuildCDCJob replaces source src's job by one for the tables the
+// catalog now says it feeds (none: the job goes). The caller holds e.ddl.
+func (e *Engine) rebuildCDCJob(ctx context.Context, src catalog.ObjectName) error {
+	name := cdcJobName(src)
+	e.stopJob(name)
+	if err := e.meta.DropJob(ctx, name); err != nil && !errors.Is(err, base.ErrNotFound) {
+		return err
+	}
+	// The new set of tables is a new layout: the old job's checkpoints
+	// do not apply to it.
+	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", name)); err != nil {
+		return err
+	}
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	def := catalog.Job{Name: name, Kind: catalog.JobIngest, Reads: []catalog.ObjectName{src}}
+	for _, t := range cat.Tables() {
+		if t.Options[OptionSource] == src.String() {
+			def.Writes = append(def.Writes, t.Name)
+		}
+	}
+	if len(def.Writes) == 0 {
+		return nil
+	}
+	if err := e.meta.RegisterJob(ctx, def); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
+	}
+	cat, err = e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	return e.startJob(ctx, cat, def)
+}
+
+// buildCDCJob builds a source's job: one ingest source over the source's
+// replication stream, and per table a route (its rows, without the tag)
+// and a table sink.
+func (e *Engine) buildCDCJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, *sidecar, error) {
+	if len(def.Reads) != 1 {
+		return nil, nil, fmt.Errorf("job %q reads %d sources, want 1: %w", def.Name, len(def.Reads), base.ErrInvalidArgument)
+	}
+	src, err := cat.Source(def.Reads[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	opts, err := pgcdc.ParseOptions(src.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	var tables []pgcdc.Table
+	var cts []catalog.Table
+	for _, w := range def.Writes {
+		t, err := cat.Table(w)
+		if err != nil {
+			return nil, nil, err
+		}
+		cts = append(cts, t)
+		tables = append(tables, pgcdc.Table{Upstream: t.Options[OptionSourceTable], Name: t.Name.Name, Columns: t.Columns, PrimaryKey: t.PrimaryKey})
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	defer cancel()
+	stream, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: tables, Name: src.Name.Name})
+	if err != nil {
+		return nil, nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", src.Name.Name, err))
+	}
+	layout := stream.Layout()
+	conf := pgcdc.NewConfirmer(stream)
+	reader := &snapshotDiff{e: e, stream: stream, layout: layout, tables: cts}
+	start, err := e.meta.CurrentEpoch(e.ctx)
+	if err != nil {
+		return nil, nil, errors.Join(err, stream.Close())
+	}
+	g := &graph.Job{Name: def.Name, Vertices: []graph.Vertex{{Name: "source", Parallelism: 1, NewSource: func(int) operator.Source {
+		return ingest.New(ingest.Config{Reader: reader, Clock: e.meta, Name: src.Name.String(), StartEpoch: start.Epoch,
+			OnClose: func(p ingest.Pair) {
+				conf.OnClose(p)
+				e.mu.Lock()
+				e.closes[def.Name] = p
+				e.mu.Unlock()
+			}})
+	}}}}
+	for i, t := range cts {
+		out, err := e.Table(t.Name)
+		if err != nil {
+			return nil, nil, errors.Join(err, stream.Close())
+		}
+		route, sink := fmt.Sprintf("route-%d", i), fmt.Sprintf("sink-%d", i)
+		g.Vertices = append(g.Vertices,
+			graph.Vertex{Name: route, Parallelism: 1, NewOperator: func(int) operator.Operator { return pgcdc.Route(layout, i) }},
+			graph.Vertex{Name: sink, Parallelism: 1, NewOperator: func(int) operator.Operator {
+				return tablesink.Sink(out, t.Name, def.Name, e.meta)
+			}})
+		g.Edges = append(g.Edges,
+			graph.Edge{From: "source", To: route, Partitioning: graph.Forward},
+			graph.Edge{From: route, To: sink, Partitioning: graph.Forward})
+	}
+	side := &sidecar{
+		// The slot's confirmed position follows the epoch every table of
+		// the source has committed.
+		run: func(ctx context.Context) {
+			t := time.NewTicker(200 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+				low := base.Epoch(0)
+				for i, w := range def.Writes {
+					c, err := e.meta.CommittedEpoch(ctx, w)
+					if err != nil {
+						low = 0
+						break
+					}
+					if i == 0 || c.Epoch < low {
+						low = c.Epoch
+					}
+				}
+				if low > 0 {
+					conf.Committed(low)
+				}
+			}
+		},
+		close: stream.Close,
+	}
+	return g, side, nil
+}
+
+// snapshotDiff is the reader of a source's job: the replication stream,
+// with the initial snapshot turned into a transaction that also deletes
+// the rows of each table's last committed state that the snapshot lacks.
+type snapshotDiff struct {
+	e      *Engine
+	stream *pgcdc.Stream
+	layout *pgcdc.Layout
+	tables []catalog.Table
+}
+
+// Next implements ingest.Reader.
+func (r *snapshotDiff) Next(pos uint64) (*types.Chunk, uint64, error) {
+	c, next, err := r.stream.Next(pos)
+	if err != nil || c == nil || pos != 0 {
+		return c, next, err
+	}
+	// Position 0 is the snapshot. Nothing this job wrote is committed
+	// before it, so the tables still hold what the previous job (if any)
+	// committed; the same deletes come out on every replay.
+	for i, t := range r.tables {
+		tb, err := r.e.Table(t.Name)
+		if err != nil {
+			return nil, pos, err
+		}
+		old, err := tb.ReadLatest()
+		if err != nil {
+			return nil, pos, err
+		}
+		if len(old) == 0 {
+			continue
+		}
+		off, width := r.layout.Span(i)
+		var keyCols []int
+		var keyTypes []types.Type
+		for _, k := range t.PrimaryKey {
+			for j, col := range t.Columns {
+				if col.Name == k {
+					keyCols = append(keyCols, j)
+					keyTypes = append(keyTypes, col.Type)
+				}
+			}
+		}
+		inSnapshot := map[string]bool{}
+		row := make(types.Row, 0, width)
+		for j := 0; j < c.Len(); j++ {
+			full := c.Row(j)
+			if int(full[0].Int64()) != i {
+				continue
+			}
+			row = append(row[:0], full[off:off+width]...)
+			inSnapshot[string(types.EncodeKey(nil, row, keyCols, keyTypes))] = true
+		}
+		for _, o := range old {
+			if inSnapshot[string(types.EncodeKey(nil, o, keyCols, keyTypes))] {
+				continue
+			}
+			full := make(types.Row, r.layout.Width())
+			for j := range full {
+				full[j] = types.Null
+			}
+			full[0] = types.NewInt32(int32(i))
+			copy(full[off:off+width], o)
+			c.Append(types.Delete, full)
+		}
+	}
+	return c, next, nil
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stratadb/strata/internal/pgtest"
+)
+
+// TestPostgresCDC feeds two Strata tables from a private PostgreSQL
+// through one postgres-cdc source, adds the second table while the first
+// is fed, keeps a join view over both, restarts Strata in the middle, and
+// checks that the tables and the view equal the same queries run in
+// PostgreSQL once the writes stop.
+func TestPostgresCDC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	pg := pgtest.Start(t)
+	dsn := pg.CreateDatabase(t, "shop")
+	ctx := context.Background()
+	up, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close(ctx)
+	for _, q := range []string{
+		"CREATE TABLE customers (id INT PRIMARY KEY, name TEXT NOT NULL)",
+		"CREATE TABLE orders (id BIGINT PRIMARY KEY, customer INT NOT NULL, amount NUMERIC(10,2))",
+		"ALTER TABLE customers REPLICA IDENTITY FULL",
+		"ALTER TABLE orders REPLICA IDENTITY FULL",
+		"INSERT INTO customers SELECT i, 'c' || i FROM generate_series(1, 5) i",
+		"INSERT INTO orders SELECT i, 1 + i % 5, i * 1.25 FROM generate_series(1, 20) i",
+	} {
+		if _, err := up.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	dir := t.TempDir()
+	s := startTest(t, dir)
+	c := connect(t, s)
+	exec(t, c, fmt.Sprintf(`CREATE SOURCE pg WITH (connector = 'postgres-cdc', hostname = '%s', port = '%d', username = '%s',
+		database = 'shop', slot = 'strata_slot', publication = 'strata_pub')`, pg.Host, pg.Port, pgtest.Superuser))
+	exec(t, c, "CREATE TABLE customers (id INT PRIMARY KEY, name TEXT NOT NULL) FROM pg TABLE 'public.customers'")
+	waitEqual := func(c *pgx.Conn, strataQ, pgQ string) {
+		t.Helper()
+		want := rowsTextPG(t, up, pgQ)
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			got := rowsText(t, c, strataQ)
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s:\n%s\nPostgreSQL:\n%s", strataQ, got, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitEqual(c, "SELECT id, name FROM customers ORDER BY id", "SELECT id, name FROM customers ORDER BY id")
+	// Writes go on while the second table is added.
+	writes := func(from, to int) {
+		for i := from; i < to; i++ {
+			tx, err := up.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{
+				fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, %d.50)", 100+i, 1+i%5, i),
+				fmt.Sprintf("UPDATE customers SET name = 'c%d-%d' WHERE id = %d", 1+i%5, i, 1+i%5),
+				fmt.Sprintf("DELETE FROM orders WHERE id = %d", 1+i%20),
+			} {
+				if _, err := tx.Exec(ctx, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writes(0, 10)
+	exec(t, c, "CREATE TABLE orders (id BIGINT PRIMARY KEY, customer INT NOT NULL, amount NUMERIC(10,2)) FROM pg TABLE 'public.orders'")
+	exec(t, c, "CREATE MATERIALIZED VIEW revenue AS SELECT c.name, count(*) AS n, sum(o.amount) AS total FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.name")
+	writes(10, 25)
+	const revenue = "SELECT c.name, count(*) AS n, sum(o.amount) AS total FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.name ORDER BY c.name"
+	waitEqual(c, "SELECT name, n, total FROM revenue ORDER BY name", revenue)
+	if got := rowsText(t, c, "SELECT name FROM strata_catalog.jobs WHERE name LIKE 'cdc%'"); got != "cdc-dev-pg" {
+		t.Fatalf("jobs: %q", got)
+	}
+	c.Close(ctx)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Writes while Strata is down arrive after the restart.
+	writes(25, 35)
+	s = startTest(t, dir)
+	defer s.Close()
+	c = connect(t, s)
+	defer c.Close(ctx)
+	writes(35, 40)
+	waitEqual(c, "SELECT id, customer, amount FROM orders ORDER BY id", "SELECT id, customer, amount FROM orders ORDER BY id")
+	waitEqual(c, "SELECT id, name FROM customers ORDER BY id", "SELECT id, name FROM customers ORDER BY id")
+	waitEqual(c, "SELECT name, n, total FROM revenue ORDER BY name", revenue)
+	// Dropping the source while tables use it is refused.
+	if _, err := c.Exec(ctx, "DROP SOURCE pg"); err == nil || !strings.Contains(err.Error(), "2BP01") {
+		t.Fatalf("DROP SOURCE with tables: %v", err)
+	}
+}
+
+func rowsTextPG(t *testing.T, c *pgx.Conn, q string) string {
+	t.Helper()
+	rows, err := c.Query(context.Background(), q, pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	var out []string
+	for rows.Next() {
+		vals := rows.RawValues()
+		parts := make([]string, len(vals))
+		for i, v := range vals {
+			if v == nil {
+				parts[i] = "NULL"
+			} else {
+				parts[i] = string(v)
+			}
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, "\n")
+}
