@@ -1,0 +1,138 @@
+package logictest
+
+import (
+	"hash/fnv"
+	"sync"
+
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/plan"
+)
+
+// endpoints feeds a job from a dataset and collects its output: source
+// subtask i of a table replays the changes of the keys that hash to i
+// (every change of a key goes through one subtask, in order, as a keyed
+// connector's split would give), one chunk per epoch, then closes the
+// epoch; the sink records each subtask's changes with the epoch they
+// belong to.
+type endpoints struct {
+	data *Dataset
+	par  int
+
+	mu struct {
+		sync.Mutex
+		out []epochChanges // guarded by mu
+	}
+}
+
+// epochChanges is what one sink subtask received in one epoch.
+type epochChanges struct {
+	epoch   base.Epoch
+	changes []Change
+}
+
+func (e *endpoints) Source(rel *plan.Relation, subtask int) operator.Source {
+	t := e.data.Table(rel.Name)
+	n := e.data.NumEpochs()
+	src := &replaySource{epochs: make([][]Change, n), types: relTypes(rel)}
+	in := e.data.Inputs[rel.Name]
+	pos := 0
+	for i := range n {
+		if i >= len(in) {
+			continue
+		}
+		for _, c := range in[i] {
+			// An append-only table's rows go round-robin.
+			part := uint64(pos)
+			if len(t.Rel.PrimaryKey) > 0 {
+				part = keyHash(t.Rel, c.Row)
+			}
+			pos++
+			if part%uint64(e.par) == uint64(subtask) {
+				src.epochs[i] = append(src.epochs[i], c)
+			}
+		}
+	}
+	return src
+}
+
+func (e *endpoints) SourceParallelism(*plan.Relation) int { return e.par }
+func (e *endpoints) SinkParallelism() int                 { return 0 }
+func (e *endpoints) Sink(int) operator.Operator           { return &collectSink{ep: e} }
+
+func relTypes(rel *plan.Relation) []types.Type {
+	ts := make([]types.Type, len(rel.Columns))
+	for i, c := range rel.Columns {
+		ts[i] = c.Type
+	}
+	return ts
+}
+
+func keyHash(rel *plan.Relation, r types.Row) uint64 {
+	h := fnv.New64a()
+	h.Write(types.EncodeKey(nil, r, rel.PrimaryKey, relTypes(rel)))
+	return h.Sum64()
+}
+
+// replaySource emits epochs[i] as one chunk, then closes epoch i+1.
+type replaySource struct {
+	epochs [][]Change
+	types  []types.Type
+	next   int  // index of the epoch to emit
+	sent   bool // epochs[next]'s chunk went out
+}
+
+func (s *replaySource) Open(*operator.Context) error { return nil }
+
+func (s *replaySource) Next() (operator.Item, error) {
+	if s.next >= len(s.epochs) {
+		return operator.Item{Done: true}, nil
+	}
+	if !s.sent && len(s.epochs[s.next]) > 0 {
+		s.sent = true
+		c := types.NewChunk(s.types, len(s.epochs[s.next]))
+		for _, ch := range s.epochs[s.next] {
+			c.Append(ch.Kind, ch.Row)
+		}
+		return operator.Item{Chunk: c}, nil
+	}
+	s.next++
+	s.sent = false
+	return operator.Item{Epoch: base.Epoch(s.next)}, nil
+}
+
+func (s *replaySource) Snapshot(base.CheckpointID) error       { return nil }
+func (s *replaySource) NotifyComplete(base.CheckpointID) error { return nil }
+func (s *replaySource) Close() error                           { return nil }
+
+// collectSink records the changes of each epoch when the epoch closes.
+type collectSink struct {
+	operator.Base
+	ep  *endpoints
+	cur []Change
+}
+
+func (s *collectSink) Process(_ int, c *types.Chunk) error {
+	for i := range c.Len() {
+		s.cur = append(s.cur, Change{Kind: c.Kind(i), Row: c.Row(i)})
+	}
+	return nil
+}
+
+func (s *collectSink) OnEpoch(e base.Epoch) error {
+	s.ep.mu.Lock()
+	defer s.ep.mu.Unlock()
+	s.ep.mu.out = append(s.ep.mu.out, epochChanges{epoch: e, changes: s.cur})
+	s.cur = nil
+	return nil
+}
+
+func (s *collectSink) Finish() error {
+	if len(s.cur) > 0 {
+		// Output after the last epoch closed belongs to no epoch: record
+		// it under an epoch past the end so the comparison reports it.
+		return s.OnEpoch(base.Epoch(1 << 30))
+	}
+	return nil
+}
