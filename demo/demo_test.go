@@ -94,7 +94,7 @@ func TestCheckDetectsAMixedCut(t *testing.T) {
 	// At one epoch the invariant holds ...
 	b1, _ := sums("t1", e3, 2)
 	b2, _ := sums("t2", e3, 2)
-	b3, _ := sums("t3", e3, 2)
+	b3, _ := sums("t3", e3, 1)
 	if b1 != b2 || b2 != b3 || b1 == 0 {
 		t.Fatalf("at epoch %d: t1 %d, t2 %d, t3 %d bids", e3, b1, b2, b3)
 	}

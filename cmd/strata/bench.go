@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	dfbench "github.com/stratadb/strata/dataflow/bench"
+	"github.com/stratadb/strata/demo"
 	"github.com/stratadb/strata/table/bench"
 	"github.com/stratadb/strata/table/bench/duckscan"
 	"github.com/stratadb/strata/table/fileio"
@@ -23,7 +24,7 @@ func newBenchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure Strata: checkpoints, the streaming pipeline, the table store",
 	}
-	cmd.AddCommand(newBenchCheckpointCommand(), newBenchPipelineCommand(), newBenchTableCommand())
+	cmd.AddCommand(newBenchCheckpointCommand(), newBenchPipelineCommand(), newBenchTableCommand(), newBenchFreshnessCommand())
 	return cmd
 }
 
@@ -167,5 +168,47 @@ compacted Parquet files with DuckDB's read_parquet.`,
 	cmd.Flags().IntVar(&cfg.Keys, "keys", cfg.Keys, "distinct keys")
 	cmd.Flags().IntVar(&cfg.Buckets, "buckets", cfg.Buckets, "buckets")
 	cmd.Flags().IntVar(&cfg.EpochRows, "epoch-rows", cfg.EpochRows, "rows per epoch, one commit each (fewer rows per epoch: more files for merge on read)")
+	return cmd
+}
+
+func newBenchFreshnessCommand() *cobra.Command {
+	var asJSON bool
+	var cfg demo.FreshnessConfig
+	cmd := &cobra.Command{
+		Use:   "freshness",
+		Short: "Freshness of the demo's three-level topology at 100 ms epochs and checkpoints",
+		Long: `Runs the demo topology (Nexmark into bid; t1, t2, t3 over it) at a fixed rate with
+100 ms epochs and 100 ms checkpoints, and measures for each epoch the time from
+its start on the epoch clock to the moment the top view t3 committed it, when
+every view can be read at a consistent version that includes it. Prints
+freshness_p50_ms and freshness_p99_ms.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := benchContext()
+			defer cancel()
+			dir, err := os.MkdirTemp("", "strata-freshness-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			cfg.Engine.Dir = dir
+			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench freshness: %d events/s, %v warm-up, then %v measured\n", cfg.Rate, cfg.Warmup, cfg.Duration)
+			cfg.Progress = cmd.ErrOrStderr()
+			res, err := demo.Freshness(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
+				return fmt.Sprintf("%d events at %d/s, %d epochs of %.0f ms measured\nfreshness p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
+					res.Events, res.Rate, res.Epochs, res.EpochIntervalMs, res.P50Ms, res.P99Ms, res.MaxMs)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	cmd.Flags().Uint64Var(&cfg.Rate, "rate", 10000, "Nexmark events per second")
+	cmd.Flags().DurationVar(&cfg.Duration, "duration", 20*time.Second, "how long to measure")
+	cmd.Flags().DurationVar(&cfg.Warmup, "warmup", 3*time.Second, "how long to run before measuring")
+	cmd.Flags().DurationVar(&cfg.Engine.EpochInterval, "epoch-interval", 100*time.Millisecond, "epoch_interval")
+	cmd.Flags().DurationVar(&cfg.Engine.CheckpointInterval, "checkpoint-interval", 100*time.Millisecond, "checkpoint_interval")
 	return cmd
 }

@@ -16,6 +16,14 @@ var divisionMacros = []string{
 	"CREATE MACRO strata_mod(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL THEN error('division by zero') ELSE a % b END",
 }
 
+// compatMacros give DuckDB the PostgreSQL functions it lacks under their
+// PostgreSQL names: date_bin(stride, source, origin) is DuckDB's
+// time_bucket(width, ts, origin) for strides without months (Postgres
+// refuses months in date_bin as well).
+var compatMacros = []string{
+	"CREATE MACRO date_bin(stride, source, origin) AS time_bucket(stride, source, origin)",
+}
+
 var divisionOps = map[string]string{"/": "strata_div", "//": "strata_intdiv", "%": "strata_mod"}
 
 // hasDivision reports whether sqlText has a division or modulo operator

@@ -121,7 +121,7 @@ func Open(opts Options) (*Engine, error) {
 	e := &Engine{connector: connector, db: db}
 	e.mu.conns = map[any]*connState{}
 	db.SetMaxIdleConns(16) // keep connections, and the names bound on them, between queries
-	for _, q := range append([]string{"CREATE SCHEMA " + dataSchema}, divisionMacros...) {
+	for _, q := range append(append([]string{"CREATE SCHEMA " + dataSchema}, divisionMacros...), compatMacros...) {
 		if _, err := db.Exec(q); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("olap: open DuckDB: %w", err)
