@@ -228,7 +228,7 @@ func (e *Engine) writableLog(ctx context.Context, name catalog.ObjectName) (*dml
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot change materialized view %q; its view job writes it", name.Name)
 	}
 	if _, err := cat.Job(dmlJobName(name)); err != nil {
-		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot change table %q: its connector's ingest job writes it", name.Name)
+		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot change table %q: another job writes it (its connector, source or sink)", name.Name)
 	}
 	return e.dmlLog(name)
 }

@@ -136,6 +136,10 @@ func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, *s
 	if isCDCJob(def) {
 		return e.buildCDCJob(cat, def)
 	}
+	if isSinkJob(def) {
+		g, err := e.buildSinkJob(cat, def)
+		return g, nil, err
+	}
 	g, err := e.buildSingleJob(cat, def)
 	return g, nil, err
 }
@@ -204,6 +208,8 @@ type viewEndpoints struct {
 	name  catalog.ObjectName
 	err   error
 	errMu sync.Mutex
+	// startAfter is tablesource.Config.StartAfter (sinks into tables).
+	startAfter base.Epoch
 }
 
 func (v *viewEndpoints) fail(err error) {
@@ -225,7 +231,7 @@ func (v *viewEndpoints) Source(rel *plan.Relation, _ int) operator.Source {
 	for i, c := range rel.Columns {
 		tps[i] = c.Type
 	}
-	return tablesource.New(tablesource.Config{Table: t, Name: rel.Name, Types: tps, Consumer: v.job})
+	return tablesource.New(tablesource.Config{Table: t, Name: rel.Name, Types: tps, Consumer: v.job, StartAfter: v.startAfter})
 }
 
 func (v *viewEndpoints) SourceParallelism(*plan.Relation) int { return 1 }

@@ -309,7 +309,13 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		}
 		return &pgwire.Result{Tag: "CREATE SOURCE"}, nil
 	case *ddl.CreateSink:
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE SINK is not supported yet")
+		if st.Into == "" {
+			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE SINK ... FROM with a connector is not supported yet; CREATE SINK ... INTO table AS SELECT is")
+		}
+		if err := s.e.CreateSink(ctx, ddl.ObjectName(st.Name, s.db), ddl.ObjectName(st.Into, s.db), st.QueryText, st.IfNotExists); err != nil {
+			return nil, shiftPosition(err, st.Text(), st.QueryText)
+		}
+		return &pgwire.Result{Tag: "CREATE SINK"}, nil
 	case *ddl.Drop:
 		return s.drop(ctx, st)
 	case *ddl.Insert:
@@ -442,6 +448,8 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 			err = s.e.Drop(ctx, "view", name, st.IfExists, st.Cascade)
 		case ddl.Source:
 			err = s.e.DropSource(ctx, name, st.IfExists)
+		case ddl.Sink:
+			err = s.e.DropSink(ctx, name, st.IfExists)
 		default:
 			err = sqlerr.New(sqlerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 		}
@@ -536,6 +544,13 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 			}
 		}
 	case ddl.ShowSinks:
+		sinks, err := s.e.Sinks(ctx, s.db)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range sinks {
+			rows = append(rows, []string{k[0]})
+		}
 	case ddl.ShowJobs:
 		infos, err := s.e.Meta().Jobs(ctx)
 		if err != nil {

@@ -28,6 +28,12 @@ type Config struct {
 	// Idle is how long Next waits when the table has nothing new (default
 	// 5 ms); Next never blocks longer.
 	Idle time.Duration
+	// StartAfter, when not zero, makes a fresh source (without restored
+	// state) count every change of epochs up to StartAfter into epoch
+	// StartAfter+1, the first epoch it closes: a job that starts writing a
+	// table which already committed StartAfter backfills its inputs'
+	// history into its first epoch.
+	StartAfter base.Epoch
 }
 
 // Source reads a table's changelog; see the package doc.
@@ -50,7 +56,7 @@ func New(cfg Config) *Source {
 	if cfg.Idle == 0 {
 		cfg.Idle = 5 * time.Millisecond
 	}
-	return &Source{cfg: cfg, pos: scan.Position{Snapshot: 1}}
+	return &Source{cfg: cfg, pos: scan.Position{Snapshot: 1}, closed: cfg.StartAfter, closeTo: cfg.StartAfter}
 }
 
 const stateKey = "table-source"

@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/stratadb/strata/connector/tablesink"
+	"github.com/stratadb/strata/dataflow/graph"
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/planner"
+	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/sql/stream"
+)
+
+// Sinks into tables.
+//
+// CREATE SINK k INTO t AS SELECT ... is FLIP-276's ETL job: a continuous
+// job, "sink-DB-K", that writes the query's changelog into an existing
+// plain table t. The single-writer rule holds: t's DML job stops while the
+// sink exists (INSERT, UPDATE and DELETE on t are refused) and comes back
+// when the sink is dropped. The job's first epoch is the one after t's
+// committed epoch when the sink is created; everything its inputs
+// committed up to then is part of that first epoch. Its rows go through
+// an UpsertMaterializer keyed by t's primary key (the query's unique key
+// may differ), and are cast to t's column types.
+
+// Job options of a sink job.
+const (
+	jobOptSink       = "sink"
+	jobOptQuery      = "query"
+	jobOptStartAfter = "start_after"
+)
+
+func sinkJobName(n catalog.ObjectName) string { return "sink-" + n.Database + "-" + n.Name }
+
+func isSinkJob(def catalog.Job) bool { return strings.HasPrefix(def.Name, "sink-") }
+
+// Sinks lists the sinks of database db: name and target table.
+func (e *Engine) Sinks(ctx context.Context, db string) ([][2]string, error) {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out [][2]string
+	for _, j := range cat.Jobs() {
+		if isSinkJob(j) && len(j.Writes) == 1 && j.Writes[0].Database == db {
+			out = append(out, [2]string{j.Options[jobOptSink], j.Writes[0].Name})
+		}
+	}
+	return out, nil
+}
+
+// CreateSink creates sink name writing query's changelog into table into.
+func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, query string, ifNotExists bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	jobName := sinkJobName(name)
+	if _, err := cat.Job(jobName); err == nil {
+		if ifNotExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", name.Name)
+	}
+	t, err := cat.Table(into)
+	if err != nil {
+		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", into.Name)
+	}
+	if t.Kind != catalog.KindTable {
+		return sqlerr.New(sqlerr.WrongObjectType, "a sink writes a table; %q is a materialized view", into.Name)
+	}
+	dml := dmlJobName(into)
+	if _, err := cat.Job(dml); err != nil {
+		return sqlerr.New(sqlerr.WrongObjectType, "table %q is written by another job (a connector, a source or a sink); a table has one writer", into.Name)
+	}
+	tb, err := e.Table(into)
+	if err != nil {
+		return err
+	}
+	committed, err := tb.CommittedEpoch()
+	if err != nil {
+		return err
+	}
+	def := catalog.Job{Name: jobName, Kind: catalog.JobIngest, Writes: []catalog.ObjectName{into},
+		Options: map[string]string{jobOptSink: name.Name, jobOptQuery: query, jobOptStartAfter: strconv.FormatUint(uint64(committed), 10)}}
+	_, reads, err := e.viewPlan(cat, name.Database, query)
+	if err != nil {
+		return err
+	}
+	def.Reads = reads
+	if _, err := e.buildSinkJob(cat, def); err != nil {
+		return err
+	}
+	// The sink replaces the table's DML job as its writer.
+	e.stopJob(dml)
+	if err := e.meta.DropJob(ctx, dml); err != nil && !errors.Is(err, base.ErrNotFound) {
+		return err
+	}
+	if err := e.meta.RegisterJob(ctx, def); err != nil {
+		return errors.Join(sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err), e.restoreDMLJob(context.WithoutCancel(ctx), into))
+	}
+	if cat, err = e.meta.Catalog(ctx); err != nil {
+		return err
+	}
+	return e.startJob(ctx, cat, def)
+}
+
+// DropSink drops a sink: its job stops and the table's DML job comes back.
+func (e *Engine) DropSink(ctx context.Context, name catalog.ObjectName, ifExists bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	def, err := cat.Job(sinkJobName(name))
+	if err != nil {
+		if ifExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.UndefinedObject, "sink %q does not exist", name.Name)
+	}
+	e.stopJob(def.Name)
+	if err := e.meta.DropJob(ctx, def.Name); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", def.Name)); err != nil {
+		return err
+	}
+	return e.restoreDMLJob(ctx, def.Writes[0])
+}
+
+// restoreDMLJob gives table t its DML job back after a sink wrote it: a
+// fresh job over a fresh log (everything the old log held is committed),
+// starting at the current epoch.
+func (e *Engine) restoreDMLJob(ctx context.Context, t catalog.ObjectName) error {
+	name := dmlJobName(t)
+	e.mu.Lock()
+	if l, ok := e.dml[t]; ok {
+		_ = l.close()
+		delete(e.dml, t)
+	}
+	e.mu.Unlock()
+	if err := os.Remove(dmlPath(e.opts.Dir, t)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", name)); err != nil {
+		return err
+	}
+	def := catalog.Job{Name: name, Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t}}
+	if err := e.meta.RegisterJob(ctx, def); err != nil {
+		return err
+	}
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	return e.startJob(ctx, cat, def)
+}
+
+// sinkEndpoints reads the sink's inputs from their tables and writes the
+// target table through an upsert materializer.
+type sinkEndpoints struct {
+	viewEndpoints
+	startAfter base.Epoch
+	types      []types.Type
+	keyCols    []int
+}
+
+func (s *sinkEndpoints) Sink(int) operator.Operator {
+	inner := tablesink.Sink(s.out, s.name, s.job, s.e.meta)
+	if len(s.keyCols) == 0 {
+		return inner
+	}
+	return &stream.UpsertMaterializer{Inner: inner, Types: s.types, KeyCols: s.keyCols}
+}
+
+// buildSinkJob compiles a sink's query, cast to its table's columns.
+func (e *Engine) buildSinkJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, error) {
+	t, err := cat.Table(def.Writes[0])
+	if err != nil {
+		return nil, err
+	}
+	p, _, err := e.viewPlan(cat, t.Name.Database, def.Options[jobOptQuery])
+	if err != nil {
+		return nil, err
+	}
+	sch := p.Schema()
+	if len(sch) != len(t.Columns) {
+		return nil, sqlerr.New(sqlerr.DatatypeMismatch, "sink into %s: the query gives %d columns, the table has %d", t.Name.Name, len(sch), len(t.Columns))
+	}
+	exprs := make([]expr.Expr, len(sch))
+	cols := make([]plan.Column, len(sch))
+	for i, c := range sch {
+		want := t.Columns[i].Type
+		var x expr.Expr = &expr.ColumnRef{Index: i, Typ: c.Type, Name: c.Name}
+		if c.Type != want {
+			if c.Type.Kind != types.KindUnknown && !types.CanCast(c.Type, want, false) {
+				return nil, sqlerr.New(sqlerr.DatatypeMismatch, "sink into %s: column %q is %s, but the query gives %s", t.Name.Name, t.Columns[i].Name, want, c.Type)
+			}
+			x = &expr.Cast{Arg: x, To: want}
+		}
+		exprs[i] = x
+		cols[i] = plan.Column{Name: t.Columns[i].Name, Type: want, NotNull: c.NotNull}
+	}
+	p = &plan.Project{Input: p, Exprs: exprs, Cols: cols}
+	after, _ := strconv.ParseUint(def.Options[jobOptStartAfter], 10, 64)
+	ep := &sinkEndpoints{viewEndpoints: viewEndpoints{e: e, job: def.Name, cat: cat, name: t.Name, startAfter: base.Epoch(after)},
+		types: columnTypes(t.Columns)}
+	for _, k := range t.PrimaryKey {
+		for i, c := range t.Columns {
+			if c.Name == k {
+				ep.keyCols = append(ep.keyCols, i)
+			}
+		}
+	}
+	if out, err := e.Table(t.Name); err == nil {
+		ep.out = out
+	}
+	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism})
+	if err != nil {
+		return nil, err
+	}
+	if j.Mode != planner.AppendOnly && len(ep.keyCols) == 0 {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "sink into %s: the query's changelog has updates and deletes, and %s has no primary key to apply them by", t.Name.Name, t.Name.Name)
+	}
+	return j.Graph, nil
+}
