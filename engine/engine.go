@@ -44,13 +44,19 @@ type Options struct {
 	// NoJobs opens the instance without starting its jobs (to inspect or
 	// verify a data directory offline).
 	NoJobs bool
+	// MetaStore, when set, holds the meta service's state instead of
+	// DIR/meta.db (an etcd store for a cluster); Close closes it.
+	MetaStore store.Store
+	// Warehouse, when set, holds the tables instead of DIR/warehouse (an
+	// S3 bucket); checkpoints and DML logs stay under Dir.
+	Warehouse fileio.FS
 }
 
 // Engine is an open Strata instance. Its methods are safe for concurrent
 // use.
 type Engine struct {
 	opts  Options
-	store *store.Bolt
+	store store.Store
 	meta  *service.Meta
 	fs    fileio.FS
 	log   *slog.Logger
@@ -104,17 +110,25 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("engine: data directory %s: %w", opts.Dir, err)
 		}
 	}
-	st, err := store.OpenBolt(filepath.Join(opts.Dir, "meta.db"))
-	if err != nil {
-		return nil, err
+	var st store.Store = opts.MetaStore
+	if st == nil {
+		b, err := store.OpenBolt(filepath.Join(opts.Dir, "meta.db"))
+		if err != nil {
+			return nil, err
+		}
+		st = b
 	}
 	svc, err := service.Open(ctx, service.Options{Store: st, EpochInterval: opts.EpochInterval, Logger: opts.Logger})
 	if err != nil {
 		return nil, errors.Join(err, st.Close())
 	}
-	fs, err := fileio.NewLocal(filepath.Join(opts.Dir, "warehouse"))
-	if err != nil {
-		return nil, errors.Join(err, svc.Close(), st.Close())
+	var fs fileio.FS = opts.Warehouse
+	if fs == nil {
+		local, err := fileio.NewLocal(filepath.Join(opts.Dir, "warehouse"))
+		if err != nil {
+			return nil, errors.Join(err, svc.Close(), st.Close())
+		}
+		fs = local
 	}
 	e := &Engine{opts: opts, store: st, meta: svc, fs: fs, log: opts.Logger,
 		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}}

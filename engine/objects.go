@@ -18,6 +18,7 @@ import (
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/schema"
 )
 
@@ -79,9 +80,8 @@ func fieldsOf(cols []catalog.Column) []schema.Field {
 // failed earlier CREATE may have left (the catalog, checked by the caller,
 // is the truth about what exists).
 func (e *Engine) createStorage(name catalog.ObjectName, cols []catalog.Column, pk []string, opts map[string]string) (*table.Table, error) {
-	dir := filepath.Join(e.opts.Dir, "warehouse", name.Database, name.Name)
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, fmt.Errorf("table %s: clearing %s: %w", name, dir, err)
+	if err := removeTree(e.fs, tableDir(name)); err != nil {
+		return nil, fmt.Errorf("table %s: clearing %s: %w", name, tableDir(name), err)
 	}
 	t, err := table.Create(e.fs, tableDir(name), fieldsOf(cols), pk, opts)
 	if err != nil {
@@ -102,8 +102,7 @@ func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 		delete(e.dml, name)
 	}
 	e.mu.Unlock()
-	errs := []error{os.RemoveAll(filepath.Join(e.opts.Dir, "warehouse", name.Database, name.Name)),
-		os.Remove(dmlPath(e.opts.Dir, name))}
+	errs := []error{removeTree(e.fs, tableDir(name)), os.Remove(dmlPath(e.opts.Dir, name))}
 	if errs[1] != nil && errors.Is(errs[1], os.ErrNotExist) {
 		errs[1] = nil
 	}
@@ -417,4 +416,27 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 		return err
 	}
 	return e.dropStorage(name, writer)
+}
+
+// removeTree deletes every file under dir of fs (a table's directory).
+func removeTree(fs fileio.FS, dir string) error {
+	files, err := fs.List(dir)
+	if err != nil && !errors.Is(err, base.ErrNotFound) {
+		return err
+	}
+	for _, f := range files {
+		if err := fs.Delete(dir + "/" + f.Name); err != nil && !errors.Is(err, base.ErrNotFound) {
+			return err
+		}
+	}
+	dirs, err := fs.ListDirs(dir)
+	if err != nil && !errors.Is(err, base.ErrNotFound) {
+		return err
+	}
+	for _, d := range dirs {
+		if err := removeTree(fs, dir+"/"+d); err != nil {
+			return err
+		}
+	}
+	return nil
 }

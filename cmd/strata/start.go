@@ -2,18 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/spf13/cobra"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 
 	"github.com/stratadb/strata/engine"
+	"github.com/stratadb/strata/meta/store"
+	"github.com/stratadb/strata/meta/store/etcdstore"
 	"github.com/stratadb/strata/server"
+	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/fileio/s3"
 )
 
 // engineFlags are the engine settings `start` and `demo` share.
@@ -46,16 +56,18 @@ func newStartCommand() *cobra.Command {
 psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if meta != "bolt" {
-				return fmt.Errorf("--meta %q: only the embedded bolt store is supported by start today", meta)
-			}
-			if warehouse != "" && !strings.HasPrefix(warehouse, "file://") {
-				return fmt.Errorf("--warehouse %q: only file:// warehouses (under --data) are supported by start today", warehouse)
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			opts := ef.options()
+			var err error
+			if opts.MetaStore, err = openMetaStore(ctx, meta); err != nil {
+				return err
+			}
+			if opts.Warehouse, err = openWarehouse(warehouse); err != nil {
+				return err
+			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
-			s, err := server.Start(ctx, server.Options{Engine: ef.options(), Listen: listen, HTTP: httpAddr, Logger: log})
+			s, err := server.Start(ctx, server.Options{Engine: opts, Listen: listen, HTTP: httpAddr, Logger: log})
 			if err != nil {
 				return err
 			}
@@ -78,8 +90,8 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 	ef.add(cmd, "strata-data")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:4566", "Postgres wire protocol address")
 	cmd.Flags().StringVar(&httpAddr, "http", "127.0.0.1:8080", `HTTP address of /metrics and /healthz ("-" for none)`)
-	cmd.Flags().StringVar(&meta, "meta", "bolt", "meta store: bolt (embedded, in --data)")
-	cmd.Flags().StringVar(&warehouse, "warehouse", "", "warehouse location (default file:// under --data)")
+	cmd.Flags().StringVar(&meta, "meta", "bolt", "meta store: bolt (embedded, in --data) or etcd://host:port[,host:port...]/prefix")
+	cmd.Flags().StringVar(&warehouse, "warehouse", "", "warehouse: file:///path (default: under --data) or s3://bucket/prefix?endpoint=host:port[&secure=false&region=...], credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 	return cmd
 }
 
@@ -97,4 +109,69 @@ func port(addr string) string {
 		return ""
 	}
 	return addr[i+1:]
+}
+
+// openMetaStore opens the meta store --meta names: nil for bolt (the
+// engine opens DIR/meta.db), or an etcd store.
+func openMetaStore(ctx context.Context, spec string) (store.Store, error) {
+	if spec == "" || spec == "bolt" {
+		return nil, nil
+	}
+	u, err := url.Parse(spec)
+	if err != nil || u.Scheme != "etcd" || u.Host == "" {
+		return nil, fmt.Errorf("--meta %q: want bolt or etcd://host:port[,host:port...]/prefix", spec)
+	}
+	var endpoints []string
+	for _, h := range strings.Split(u.Host, ",") {
+		endpoints = append(endpoints, "http://"+h)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: endpoints, DialTimeout: 5 * time.Second, Context: ctx, Logger: zap.NewNop()})
+	if err != nil {
+		return nil, fmt.Errorf("--meta %q: %w", spec, err)
+	}
+	prefix := strings.Trim(u.Path, "/")
+	if prefix == "" {
+		prefix = "strata"
+	}
+	return &closingStore{Store: etcdstore.New(cli, prefix+"/"), close: cli.Close}, nil
+}
+
+// closingStore closes the etcd client with the store.
+type closingStore struct {
+	store.Store
+	close func() error
+}
+
+func (c *closingStore) Close() error { return errors.Join(c.Store.Close(), c.close()) }
+
+// openWarehouse opens the warehouse --warehouse names: nil for the
+// default (the engine uses DIR/warehouse), a local directory, or an S3
+// bucket.
+func openWarehouse(spec string) (fileio.FS, error) {
+	if spec == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--warehouse %q: %w", spec, err)
+	}
+	switch u.Scheme {
+	case "file":
+		return fileio.NewLocal(u.Path)
+	case "s3":
+		q := u.Query()
+		endpoint := q.Get("endpoint")
+		if endpoint == "" {
+			endpoint = "s3.amazonaws.com"
+		}
+		client, err := minio.New(endpoint, &minio.Options{
+			Creds:  credentials.NewStaticV4(os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN")),
+			Secure: q.Get("secure") != "false", Region: q.Get("region"), BucketLookup: minio.BucketLookupPath,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--warehouse %q: %w", spec, err)
+		}
+		return s3.New(client, u.Host, strings.Trim(u.Path, "/")), nil
+	}
+	return nil, fmt.Errorf("--warehouse %q: want file:///path or s3://bucket/prefix?endpoint=host:port", spec)
 }
