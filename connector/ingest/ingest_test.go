@@ -14,8 +14,10 @@ import (
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/task"
 	"github.com/stratadb/strata/dataflow/testkit"
+	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/meta/epoch"
 	"github.com/stratadb/strata/meta/service"
 	"github.com/stratadb/strata/meta/store"
 	"github.com/stratadb/strata/table"
@@ -29,6 +31,9 @@ type txnLog struct {
 	mu    sync.Mutex
 	txns  int
 	avail int
+	// atEnd is true while the latest Next was asked for the position after
+	// the last transaction: the current attempt has read everything.
+	atEnd bool
 }
 
 var rowTypes = []types.Type{types.Int64, types.Int64}
@@ -45,6 +50,7 @@ func (l *txnLog) start(t int) uint64 {
 func (l *txnLog) Next(pos uint64) (*types.Chunk, uint64, error) {
 	l.mu.Lock()
 	avail := l.avail
+	l.atEnd = avail == l.txns && pos == l.start(l.txns)
 	l.mu.Unlock()
 	// Find the transaction starting at pos.
 	for t := 0; t < avail; t++ {
@@ -99,12 +105,20 @@ func TestTransactionsNeverStraddleEpochs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	until := start.Epoch + 150 // well after the log is complete
+	until := start.Epoch + 150
+	// The clock stops short of the last epoch until the source has read
+	// the whole log: however slow the machine, the last epoch holds every
+	// transaction.
+	clock := &cappedClock{Clock: svc, cap: until - 1, release: func() bool {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		return log.atEnd
+	}}
 	in := testkit.NewInjector(3, 20, 30, time.Millisecond, 3*time.Millisecond)
 	job := &graph.Job{Name: "ingest",
 		Vertices: []graph.Vertex{
 			{Name: "src", Parallelism: 1, NewSource: func(int) operator.Source {
-				return ingest.New(ingest.Config{Reader: log, Clock: svc, Name: "orders", StartEpoch: start.Epoch, UntilEpoch: until, Hold: in.Pending})
+				return ingest.New(ingest.Config{Reader: log, Clock: clock, Name: "orders", StartEpoch: start.Epoch, UntilEpoch: until, Hold: in.Pending})
 			}},
 			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
 				return testkit.Failing{Operator: tablesink.Sink(tb, name, "ingest", svc), In: in, Where: "sink"}
@@ -162,4 +176,35 @@ func TestTransactionsNeverStraddleEpochs(t *testing.T) {
 		t.Fatalf("only %d epochs hold part of the input: epochs did not advance while it grew", withData)
 	}
 	t.Logf("%d failures; %d epochs show a partial input, never a partial transaction", in.Failed(), withData)
+}
+
+// cappedClock is the meta service's clock, held at cap until release
+// reports true.
+type cappedClock struct {
+	ingest.Clock
+	cap     base.Epoch
+	release func() bool
+}
+
+func (c *cappedClock) CurrentEpoch(ctx context.Context) (epoch.Info, error) {
+	info, err := c.Clock.CurrentEpoch(ctx)
+	if err == nil && info.Epoch > c.cap && !c.release() {
+		info.Epoch = c.cap
+	}
+	return info, err
+}
+
+func (c *cappedClock) WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error) {
+	for after >= c.cap && !c.release() {
+		select {
+		case <-ctx.Done():
+			return epoch.Info{}, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	info, err := c.Clock.WaitEpoch(ctx, after)
+	if err == nil && info.Epoch > c.cap && !c.release() {
+		info.Epoch = max(c.cap, after+1)
+	}
+	return info, err
 }
