@@ -1,8 +1,14 @@
 package engine
 
 import (
+	"context"
+	"time"
+
 	"github.com/stratadb/strata/connector/datagen"
+	"github.com/stratadb/strata/connector/file"
+	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/connector/kafka"
 	"github.com/stratadb/strata/connector/nexmark"
 	"github.com/stratadb/strata/meta/catalog"
 )
@@ -10,12 +16,24 @@ import (
 // builtinConnectors returns the ingest connectors every engine has:
 //
 //   - nexmark: the Nexmark generator (connector/nexmark); the table's
-//     columns must be those of the nexmark.table it names (or the
-//     generator's, in order);
-//   - datagen: random rows for the table's columns (connector/datagen).
-func builtinConnectors() map[string]Connector {
+//     columns must be those of the nexmark.table it names, in order;
+//   - datagen: random rows for the table's columns (connector/datagen);
+//   - file: CSV or JSON-lines files of a path (connector/file);
+//   - kafka: a topic, one source subtask per partition (connector/kafka),
+//     in json, debezium-json, csv or avro.
+//
+// Records that do not parse fail the job unless errors = 'skip' (counted
+// and skipped) or errors = 'dead-letter' (logged with their position and
+// the error, then skipped).
+func (e *Engine) builtinConnectors() map[string]Connector {
+	deadLetter := func(t catalog.Table) format.DeadLetterFunc {
+		return func(r format.BadRecord) error {
+			e.log.Warn("dead letter", "table", t.Name.String(), "record", r)
+			return nil
+		}
+	}
 	return map[string]Connector{
-		nexmark.ConnectorName: func(t catalog.Table, opts map[string]string) (ingest.Reader, error) {
+		nexmark.ConnectorName: func(t catalog.Table, opts map[string]string) ([]ingest.Reader, error) {
 			r, err := nexmark.Open(opts)
 			if err != nil {
 				return nil, err
@@ -23,10 +41,34 @@ func builtinConnectors() map[string]Connector {
 			if err := r.Schema().Check(t.Columns); err != nil {
 				return nil, err
 			}
-			return r, nil
+			return []ingest.Reader{r}, nil
 		},
-		"datagen": func(t catalog.Table, opts map[string]string) (ingest.Reader, error) {
-			return datagen.Open(t.Columns, opts)
+		"datagen": func(t catalog.Table, opts map[string]string) ([]ingest.Reader, error) {
+			r, err := datagen.Open(t.Columns, opts)
+			if err != nil {
+				return nil, err
+			}
+			return []ingest.Reader{r}, nil
+		},
+		"file": func(t catalog.Table, opts map[string]string) ([]ingest.Reader, error) {
+			r, err := file.Open(opts, t.Columns, deadLetter(t))
+			if err != nil {
+				return nil, err
+			}
+			return []ingest.Reader{r}, nil
+		},
+		"kafka": func(t catalog.Table, opts map[string]string) ([]ingest.Reader, error) {
+			ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+			defer cancel()
+			rs, err := kafka.OpenReaders(ctx, opts, t.Columns, deadLetter(t))
+			if err != nil {
+				return nil, err
+			}
+			out := make([]ingest.Reader, len(rs))
+			for i, r := range rs {
+				out[i] = r
+			}
+			return out, nil
 		},
 	}
 }

@@ -100,11 +100,6 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	conns := builtinConnectors()
-	for k, v := range opts.Connectors {
-		conns[k] = v
-	}
-	opts.Connectors = conns
 	for _, d := range []string{"warehouse", "checkpoints", "dml"} {
 		if err := os.MkdirAll(filepath.Join(opts.Dir, d), 0o755); err != nil {
 			return nil, fmt.Errorf("engine: data directory %s: %w", opts.Dir, err)
@@ -133,6 +128,11 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{opts: opts, store: st, meta: svc, fs: fs, log: opts.Logger,
 		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	conns := e.builtinConnectors()
+	for k, v := range opts.Connectors {
+		conns[k] = v
+	}
+	e.opts.Connectors = conns
 	cat, err := svc.Catalog(ctx)
 	if err != nil {
 		return nil, errors.Join(err, e.Close())

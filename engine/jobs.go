@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -26,12 +28,13 @@ import (
 	"github.com/stratadb/strata/topology"
 )
 
-// Connector makes the reader of a table's ingest job from the table's
+// Connector makes the readers of a table's ingest job from the table's
 // definition and its connector options (the WITH options that are not the
-// table store's). It refuses unknown options and bad values with an error
-// naming them; it is called once when the table is created (to check) and
-// again every time the job starts.
-type Connector func(t catalog.Table, options map[string]string) (ingest.Reader, error)
+// table store's): one per source subtask (a Kafka topic's partitions), each
+// with positions of its own. It refuses unknown options and bad values
+// with an error naming them; it is called once when the table is created
+// (to check) and again every time the job starts.
+type Connector func(t catalog.Table, options map[string]string) ([]ingest.Reader, error)
 
 // runningJob is a job running in this process.
 type runningJob struct {
@@ -90,7 +93,7 @@ func (e *Engine) IngestPosition(job string) ingest.Pair {
 // connector.
 func IngestJobName(table catalog.ObjectName) string { return ingestJobName(table) }
 
-func (e *Engine) connector(t catalog.Table, name string, opts map[string]string) (ingest.Reader, error) {
+func (e *Engine) connector(t catalog.Table, name string, opts map[string]string) ([]ingest.Reader, error) {
 	f, ok := e.opts.Connectors[name]
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown connector %q", t.Name.Name, name)
@@ -140,11 +143,23 @@ func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, *s
 		g, err := e.buildSinkJob(cat, def)
 		return g, nil, err
 	}
-	g, err := e.buildSingleJob(cat, def)
-	return g, nil, err
+	var closers []io.Closer
+	g, err := e.buildSingleJob(cat, def, &closers)
+	if err != nil || len(closers) == 0 {
+		return g, nil, err
+	}
+	// Readers that hold connections (Kafka clients, open files) are
+	// closed when the job stops.
+	return g, &sidecar{close: func() error {
+		var errs []error
+		for _, c := range closers {
+			errs = append(errs, c.Close())
+		}
+		return errors.Join(errs...)
+	}}, nil
 }
 
-func (e *Engine) buildSingleJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, error) {
+func (e *Engine) buildSingleJob(cat *catalog.Catalog, def catalog.Job, closers *[]io.Closer) (*graph.Job, error) {
 	if len(def.Writes) != 1 {
 		return nil, fmt.Errorf("job %q writes %d tables; this engine runs jobs that write one: %w", def.Name, len(def.Writes), base.ErrInvalidArgument)
 	}
@@ -155,18 +170,23 @@ func (e *Engine) buildSingleJob(cat *catalog.Catalog, def catalog.Job) (*graph.J
 	if def.Kind == catalog.JobView {
 		return e.buildViewJob(cat, def, t)
 	}
-	var reader ingest.Reader
+	var readers []ingest.Reader
 	if def.Name == ingestJobName(t.Name) {
 		_, connOpts, connector := splitOptions(t.Options)
-		if reader, err = e.connector(t, connector, connOpts); err != nil {
+		if readers, err = e.connector(t, connector, connOpts); err != nil {
 			return nil, err
+		}
+		for _, r := range readers {
+			if c, ok := r.(io.Closer); ok && closers != nil {
+				*closers = append(*closers, c)
+			}
 		}
 	} else {
 		l, err := e.dmlLog(t.Name)
 		if err != nil {
 			return nil, err
 		}
-		reader = l
+		readers = []ingest.Reader{l}
 	}
 	out, err := e.Table(t.Name)
 	if err != nil {
@@ -176,25 +196,41 @@ func (e *Engine) buildSingleJob(cat *catalog.Catalog, def catalog.Job) (*graph.J
 	if err != nil {
 		return nil, err
 	}
-	dml, _ := reader.(*dmlLog)
-	onClose := func(p ingest.Pair) {
-		e.mu.Lock()
-		e.closes[def.Name] = p
-		e.mu.Unlock()
-		if dml != nil {
-			dml.closed(p)
+	onClose := func(i int) func(p ingest.Pair) {
+		dml, _ := readers[i].(*dmlLog)
+		return func(p ingest.Pair) {
+			if i == 0 {
+				e.mu.Lock()
+				e.closes[def.Name] = p
+				e.mu.Unlock()
+			}
+			if dml != nil {
+				dml.closed(p)
+			}
+		}
+	}
+	edge := graph.Edge{From: "source", To: "sink", Partitioning: graph.Forward}
+	if len(readers) > 1 {
+		// Several source subtasks into the one sink subtask: by key, so
+		// each key's changes keep their order.
+		edge.Partitioning = graph.Hash
+		for i, c := range t.Columns {
+			if len(t.PrimaryKey) == 0 || slices.Contains(t.PrimaryKey, c.Name) {
+				edge.KeyColumns = append(edge.KeyColumns, i)
+				edge.KeyTypes = append(edge.KeyTypes, c.Type)
+			}
 		}
 	}
 	return &graph.Job{Name: def.Name,
 		Vertices: []graph.Vertex{
-			{Name: "source", Parallelism: 1, NewSource: func(int) operator.Source {
-				return ingest.New(ingest.Config{Reader: reader, Clock: e.meta, Name: t.Name.String(), StartEpoch: start.Epoch, OnClose: onClose})
+			{Name: "source", Parallelism: len(readers), NewSource: func(i int) operator.Source {
+				return ingest.New(ingest.Config{Reader: readers[i], Clock: e.meta, Name: t.Name.String(), StartEpoch: start.Epoch, OnClose: onClose(i)})
 			}},
 			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
 				return tablesink.Sink(out, t.Name, def.Name, e.meta)
 			}},
 		},
-		Edges: []graph.Edge{{From: "source", To: "sink", Partitioning: graph.Forward}},
+		Edges: []graph.Edge{edge},
 	}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -155,8 +156,14 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 	storeOpts, connOpts, connector := splitOptions(t.Options)
 	def := catalog.Job{Name: dmlJobName(t.Name), Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t.Name}}
 	if connector != "" {
-		if _, err := e.connector(t, connector, connOpts); err != nil {
+		readers, err := e.connector(t, connector, connOpts)
+		if err != nil {
 			return err
+		}
+		for _, r := range readers {
+			if c, ok := r.(io.Closer); ok {
+				_ = c.Close()
+			}
 		}
 		def.Name = ingestJobName(t.Name)
 	} else if len(connOpts) > 0 {

@@ -1,0 +1,84 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestKafkaAndFileTables creates a table over a Kafka topic of Debezium
+// change events (three partitions) and a table over a directory of CSV
+// files, with a view joining them, and checks what arrives.
+func TestKafkaAndFileTables(t *testing.T) {
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	brokers := cluster.ListenAddrs()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "customers-1.csv"), []byte("id,name\n1,ann\n2,bob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, fmt.Sprintf(`CREATE TABLE orders (id BIGINT PRIMARY KEY, customer INT, amount NUMERIC(10,2))
+		WITH (connector = 'kafka', properties.bootstrap.server = '%s', topic = 'orders', format = 'debezium-json', scan.startup.mode = 'earliest')`, brokers[0]))
+	exec(t, c, fmt.Sprintf(`CREATE TABLE customers (id INT, name TEXT)
+		WITH (connector = 'file', path = '%s', format = 'csv', csv.header = 'true', watch = 'true')`, dir))
+	exec(t, c, `CREATE MATERIALIZED VIEW spend AS SELECT o.customer, count(*) AS n, sum(o.amount) AS total FROM orders o GROUP BY o.customer`)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	events := []struct {
+		part int32
+		v    string
+	}{
+		{0, `{"before":null,"after":{"id":1,"customer":1,"amount":"10.50"},"op":"c"}`},
+		{1, `{"before":null,"after":{"id":2,"customer":2,"amount":"3.25"},"op":"c"}`},
+		{2, `{"before":null,"after":{"id":3,"customer":1,"amount":"1.00"},"op":"r"}`},
+		{0, `{"before":{"id":1,"customer":1,"amount":"10.50"},"after":{"id":1,"customer":1,"amount":"11.50"},"op":"u"}`},
+		{2, `{"before":{"id":3,"customer":1,"amount":"1.00"},"after":null,"op":"d"}`},
+	}
+	for _, ev := range events {
+		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "orders", Partition: ev.part, Value: []byte(ev.v)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".tmp"), []byte("id,name\n3,cy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, ".tmp"), filepath.Join(dir, "customers-2.csv")); err != nil {
+		t.Fatal(err)
+	}
+	wait := func(q, want string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			got := rowsText(t, c, q)
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s:\n%s\nwant\n%s", q, got, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	wait("SELECT id, customer, amount FROM orders ORDER BY id", "1|1|11.50\n2|2|3.25")
+	wait("SELECT customer, n, total FROM spend ORDER BY customer", "1|1|11.50\n2|1|3.25")
+	wait("SELECT id, name FROM customers ORDER BY id", "1|ann\n2|bob\n3|cy")
+	if _, err := c.Exec(context.Background(), "INSERT INTO orders VALUES (9, 9, 9)"); err == nil {
+		t.Fatal("INSERT into a Kafka-fed table was accepted")
+	}
+}
