@@ -379,9 +379,20 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 			if r != name {
 				continue
 			}
+			dependent := j.Writes[0].Name
+			if isSinkJob(j) {
+				dependent = "sink " + j.Options[jobOptSink]
+			}
 			if !cascade {
 				return sqlerr.New(sqlerr.DependentObjectsStillExist,
-					"cannot drop %s %s because %s depends on it (use DROP ... CASCADE to drop the dependent objects too)", what, name.Name, j.Writes[0].Name)
+					"cannot drop %s %s because %s depends on it (use DROP ... CASCADE to drop the dependent objects too)", what, name.Name, dependent)
+			}
+			if isSinkJob(j) {
+				// A sink reading it goes; the table it wrote stays.
+				if err := e.dropSinkJob(ctx, j); err != nil {
+					return err
+				}
+				continue
 			}
 			for _, w := range j.Writes {
 				if err := e.drop(ctx, "view", w, true, true); err != nil {

@@ -132,6 +132,12 @@ func (e *Engine) DropSink(ctx context.Context, name catalog.ObjectName, ifExists
 		}
 		return sqlerr.New(sqlerr.UndefinedObject, "sink %q does not exist", name.Name)
 	}
+	return e.dropSinkJob(ctx, def)
+}
+
+// dropSinkJob stops and removes a sink's job and gives its table back to
+// its DML job. The caller holds e.ddl.
+func (e *Engine) dropSinkJob(ctx context.Context, def catalog.Job) error {
 	e.stopJob(def.Name)
 	if err := e.meta.DropJob(ctx, def.Name); err != nil {
 		return err

@@ -361,3 +361,27 @@ func TestSinkIntoTable(t *testing.T) {
 		t.Fatalf("after DROP SINK and an INSERT: %s rows", got)
 	}
 }
+
+// TestDropCascadeKeepsSinkTarget: dropping a table a sink reads, with
+// CASCADE, drops the sink but keeps the table the sink wrote, which takes
+// SQL writes again.
+func TestDropCascadeKeepsSinkTarget(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE src (k INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE TABLE dst (k INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE SINK copy INTO dst AS SELECT k, v FROM src")
+	if _, err := c.Exec(context.Background(), "DROP TABLE src"); err == nil || !strings.Contains(err.Error(), "sink copy") {
+		t.Fatalf("DROP TABLE src without CASCADE: %v", err)
+	}
+	exec(t, c, "DROP TABLE src CASCADE")
+	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
+		t.Fatalf("SHOW SINKS after the cascade: %q", got)
+	}
+	exec(t, c, "INSERT INTO dst VALUES (1, 1)")
+	if got := rowsText(t, c, "SHOW TABLES"); got != "dst" {
+		t.Fatalf("SHOW TABLES: %q", got)
+	}
+}
