@@ -6,7 +6,6 @@ import (
 
 	"github.com/stratadb/strata/connector/datagen"
 	"github.com/stratadb/strata/connector/file"
-	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/connector/ingest"
 	"github.com/stratadb/strata/connector/kafka"
 	"github.com/stratadb/strata/connector/nexmark"
@@ -23,15 +22,10 @@ import (
 //     in json, debezium-json, csv or avro.
 //
 // Records that do not parse fail the job unless errors = 'skip' (counted
-// and skipped) or errors = 'dead-letter' (logged with their position and
-// the error, then skipped).
+// and skipped) or errors = 'dead-letter' (kept with their position, error
+// and raw bytes in strata_catalog.dead_letters, then skipped).
 func (e *Engine) builtinConnectors() map[string]Connector {
-	deadLetter := func(t catalog.Table) format.DeadLetterFunc {
-		return func(r format.BadRecord) error {
-			e.log.Warn("dead letter", "table", t.Name.String(), "record", r)
-			return nil
-		}
-	}
+	deadLetter := e.deadLetterFunc
 	return map[string]Connector{
 		nexmark.ConnectorName: func(t catalog.Table, opts map[string]string) ([]ingest.Reader, error) {
 			r, err := nexmark.Open(opts)

@@ -72,6 +72,7 @@ type Engine struct {
 	tables   map[catalog.ObjectName]*table.Table
 	jobs     map[string]*runningJob
 	dml      map[catalog.ObjectName]*dmlLog
+	deadMu   sync.Mutex
 	olapOnce sync.Once
 	olap     *olap.Engine
 	olapErr  error

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
@@ -132,6 +134,40 @@ var systemTables = map[string]systemTable{
 			}
 			return out, nil
 		},
+	},
+	// checkpoints: the completed checkpoints each job retains on disk,
+	// with their mode and size.
+	"checkpoints": {
+		cols: sysCols("job", "TEXT", "checkpoint_id", "BIGINT", "mode", "TEXT", "subtasks", "BIGINT", "bytes", "BIGINT"),
+		rows: func(ctx context.Context, e *Engine) ([]types.Row, error) {
+			cat, err := e.meta.Catalog(ctx)
+			if err != nil {
+				return nil, err
+			}
+			var out []types.Row
+			for _, j := range cat.Jobs() {
+				st := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", j.Name), 2)
+				ms, err := st.Completed()
+				if err != nil {
+					continue // a job without checkpoints yet
+				}
+				for _, m := range ms {
+					var size int64
+					for _, f := range m.Subtasks {
+						size += f.Size
+					}
+					out = append(out, types.Row{text(j.Name), i64(int64(m.Checkpoint)), text(m.Mode), i64(int64(len(m.Subtasks))), i64(size)})
+				}
+			}
+			return out, nil
+		},
+	},
+	// dead_letters: records of connector tables with errors = 'dead-letter'
+	// that did not parse, with their position, error and raw bytes (one
+	// entry per position, replays included once).
+	"dead_letters": {
+		cols: sysCols("table_name", "TEXT", "source", "TEXT", "position", "BIGINT", "location", "TEXT", "error", "TEXT", "raw", "BYTEA"),
+		rows: func(ctx context.Context, e *Engine) ([]types.Row, error) { return e.deadLetterRows() },
 	},
 	// epochs: the epoch clock: the open epoch, when it opened, and the
 	// interval.

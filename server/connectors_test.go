@@ -81,4 +81,17 @@ func TestKafkaAndFileTables(t *testing.T) {
 	if _, err := c.Exec(context.Background(), "INSERT INTO orders VALUES (9, 9, 9)"); err == nil {
 		t.Fatal("INSERT into a Kafka-fed table was accepted")
 	}
+	// A record that does not parse, with errors = 'dead-letter', is kept
+	// in strata_catalog.dead_letters and skipped.
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "a.csv"), []byte("id,name\nx,zed\n4,dee\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, c, fmt.Sprintf(`CREATE TABLE people (id INT, name TEXT)
+		WITH (connector = 'file', path = '%s', format = 'csv', csv.header = 'true', errors = 'dead-letter')`, bad))
+	wait("SELECT id, name FROM people", "4|dee")
+	wait("SELECT table_name, position > 0, raw FROM strata_catalog.dead_letters", `people|t|\x782c7a65640a`)
+	if got := rowsText(t, c, "SELECT count(*) > 0 FROM strata_catalog.checkpoints WHERE job = 'ingest-dev-orders'"); got != "t" {
+		t.Fatalf("strata_catalog.checkpoints lists no checkpoint of the Kafka job: %s", got)
+	}
 }
