@@ -16,6 +16,7 @@ import (
 
 	"github.com/stratadb/strata/engine"
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/ddl"
 	"github.com/stratadb/strata/sql/pgwire"
 )
@@ -178,11 +179,12 @@ var (
 	descRunning   = prometheus.NewDesc("strata_job_running", "1 while the job runs.", []string{"job"}, nil)
 	descCkpt      = prometheus.NewDesc("strata_job_last_checkpoint_id", "Id of the job's last completed checkpoint.", []string{"job"}, nil)
 	descCkptDur   = prometheus.NewDesc("strata_job_last_checkpoint_duration_seconds", "Duration of the job's last completed checkpoint.", []string{"job"}, nil)
+	descIngest    = prometheus.NewDesc("strata_ingest_position", "Source position at which the ingest job last closed an epoch (for a generator or a DML log: events or bytes read); its rate is the job's throughput.", []string{"job"}, nil)
 	descCkptSize  = prometheus.NewDesc("strata_job_last_checkpoint_bytes", "State and channel-state bytes of the job's last completed checkpoint.", []string{"job"}, nil)
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCommitted, descLag, descEpoch, descRestarts, descRunning, descCkpt, descCkptDur, descCkptSize} {
+	for _, d := range []*prometheus.Desc{descCommitted, descLag, descEpoch, descRestarts, descRunning, descCkpt, descCkptDur, descCkptSize, descIngest} {
 		ch <- d
 	}
 }
@@ -211,5 +213,8 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descCkpt, prometheus.GaugeValue, float64(j.LastCheckpoint.ID), j.Name)
 		ch <- prometheus.MustNewConstMetric(descCkptDur, prometheus.GaugeValue, j.LastCheckpoint.Duration.Seconds(), j.Name)
 		ch <- prometheus.MustNewConstMetric(descCkptSize, prometheus.GaugeValue, float64(j.LastCheckpoint.StateBytes+j.LastCheckpoint.ChannelStateBytes), j.Name)
+		if j.Kind == catalog.JobIngest {
+			ch <- prometheus.MustNewConstMetric(descIngest, prometheus.CounterValue, float64(c.e.IngestPosition(j.Name).Position), j.Name)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -383,5 +385,37 @@ func TestDropCascadeKeepsSinkTarget(t *testing.T) {
 	exec(t, c, "INSERT INTO dst VALUES (1, 1)")
 	if got := rowsText(t, c, "SHOW TABLES"); got != "dst" {
 		t.Fatalf("SHOW TABLES: %q", got)
+	}
+}
+
+// TestMetrics scrapes /metrics after a write and finds the engine's
+// series.
+func TestMetrics(t *testing.T) {
+	s, err := Start(context.Background(), Options{
+		Engine: engine.Options{Dir: t.TempDir(), EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond},
+		Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE m (k INT PRIMARY KEY)")
+	exec(t, c, "INSERT INTO m VALUES (1)")
+	resp, err := http.Get("http://" + s.HTTPAddr().String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`strata_table_committed_epoch{table="dev.m"}`, `strata_job_running{job="dml-dev-m"} 1`,
+		`strata_ingest_position{job="dml-dev-m"}`, "strata_epoch ", "strata_job_last_checkpoint_duration_seconds"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }
