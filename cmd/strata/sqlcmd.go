@@ -1,16 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/chzyer/readline"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -68,23 +69,37 @@ Results print as aligned tables.`,
 	return cmd
 }
 
-// interactive reads statements from a terminal line by line with a
-// prompt, sending each complete statement (ended by ';').
+// interactive reads statements from a terminal with line editing and
+// history (readline), sending each complete statement (ended by ';').
 func interactive(ctx context.Context, conn *pgconn.PgConn, in *os.File, out io.Writer) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	var buf strings.Builder
-	prompt := func() {
-		if buf.Len() == 0 {
-			fmt.Fprint(out, "dev=> ")
-		} else {
-			fmt.Fprint(out, "dev-> ")
-		}
+	home, _ := os.UserHomeDir()
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:      "dev=> ",
+		HistoryFile: filepath.Join(home, ".strata_sql_history"),
+		Stdin:       in,
+		Stdout:      out,
+	})
+	if err != nil {
+		return err
 	}
-	prompt()
-	for sc.Scan() {
-		line := sc.Text()
-		if buf.Len() == 0 && (strings.TrimSpace(line) == `\q` || strings.TrimSpace(line) == "exit" || strings.TrimSpace(line) == "quit") {
+	defer rl.Close()
+	var buf strings.Builder
+	for {
+		if buf.Len() == 0 {
+			rl.SetPrompt("dev=> ")
+		} else {
+			rl.SetPrompt("dev-> ")
+		}
+		line, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			buf.Reset()
+			continue
+		}
+		if err != nil { // io.EOF: Ctrl-D
+			fmt.Fprintln(out)
+			return nil
+		}
+		if t := strings.TrimSpace(line); buf.Len() == 0 && (t == `\q` || t == "exit" || t == "quit") {
 			return nil
 		}
 		buf.WriteString(line)
@@ -95,10 +110,7 @@ func interactive(ctx context.Context, conn *pgconn.PgConn, in *os.File, out io.W
 			}
 			buf.Reset()
 		}
-		prompt()
 	}
-	fmt.Fprintln(out)
-	return sc.Err()
 }
 
 // complete reports whether text ends with a statement terminator outside
@@ -145,10 +157,12 @@ func runSQL(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer
 		}
 		if len(fields) > 0 {
 			names := make([]string, len(fields))
+			right := make([]bool, len(fields))
 			for i, f := range fields {
 				names[i] = f.Name
+				right[i] = numericOID(f.DataTypeOID)
 			}
-			printTable(out, names, rows)
+			printTable(out, names, right, rows)
 			continue
 		}
 		fmt.Fprintln(out, tag.String())
@@ -156,9 +170,10 @@ func runSQL(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer
 	return mrr.Close()
 }
 
-// printTable prints rows under a header, columns padded to their widths,
-// as psql's aligned format does, with the row count after.
-func printTable(out io.Writer, names []string, rows [][]string) {
+// printTable prints rows under a header as psql's aligned format does:
+// a space around each cell, numbers right-aligned, the header centred,
+// the row count after.
+func printTable(out io.Writer, names []string, right []bool, rows [][]string) {
 	w := make([]int, len(names))
 	for i, n := range names {
 		w[i] = utf8.RuneCountInString(n)
@@ -168,36 +183,54 @@ func printTable(out io.Writer, names []string, rows [][]string) {
 			w[i] = max(w[i], utf8.RuneCountInString(v))
 		}
 	}
-	pad := func(s string, n int) string { return s + strings.Repeat(" ", n-utf8.RuneCountInString(s)) }
+	cell := func(s string, i int, align int) string {
+		pad := w[i] - utf8.RuneCountInString(s)
+		switch align {
+		case 1: // right
+			return strings.Repeat(" ", pad) + s
+		case 2: // centre
+			left := pad / 2
+			return strings.Repeat(" ", left) + s + strings.Repeat(" ", pad-left)
+		}
+		return s + strings.Repeat(" ", pad)
+	}
 	var b strings.Builder
+	line := func(parts []string) {
+		b.WriteString(strings.TrimRight(" "+strings.Join(parts, " | ")+" ", " "))
+		b.WriteByte('\n')
+	}
+	head := make([]string, len(names))
+	dash := make([]string, len(names))
 	for i, n := range names {
-		if i > 0 {
-			b.WriteString(" | ")
-		}
-		left := (w[i] - utf8.RuneCountInString(n)) / 2
-		b.WriteString(pad(strings.Repeat(" ", left)+n, w[i]))
+		head[i] = cell(n, i, 2)
+		dash[i] = strings.Repeat("-", w[i])
 	}
-	b.WriteString("\n")
-	for i := range names {
-		if i > 0 {
-			b.WriteString("-+-")
-		}
-		b.WriteString(strings.Repeat("-", w[i]))
-	}
-	b.WriteString("\n")
+	line(head)
+	b.WriteString("-" + strings.Join(dash, "-+-") + "-\n")
 	for _, r := range rows {
+		parts := make([]string, len(r))
 		for i, v := range r {
-			if i > 0 {
-				b.WriteString(" | ")
+			align := 0
+			if right[i] {
+				align = 1
 			}
-			b.WriteString(pad(v, w[i]))
+			parts[i] = cell(v, i, align)
 		}
-		b.WriteString("\n")
+		line(parts)
 	}
 	if len(rows) == 1 {
-		b.WriteString("(1 row)\n\n")
+		b.WriteString("(1 row)\n")
 	} else {
-		fmt.Fprintf(&b, "(%d rows)\n\n", len(rows))
+		fmt.Fprintf(&b, "(%d rows)\n", len(rows))
 	}
-	fmt.Fprint(out, strings.TrimRight(b.String(), " "))
+	fmt.Fprint(out, b.String())
+}
+
+// numericOID tells the type OIDs psql right-aligns.
+func numericOID(oid uint32) bool {
+	switch oid {
+	case 20, 21, 23, 26, 700, 701, 1700, 790:
+		return true
+	}
+	return false
 }
