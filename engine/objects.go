@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/stratadb/strata/internal/base"
@@ -196,23 +197,10 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 }
 
 func firstKey(m map[string]string) string {
-	for _, k := range sortedKeys(m) {
-		return k
+	if len(m) == 0 {
+		return ""
 	}
-	return ""
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range maps.Keys(m) {
-		ks = append(ks, k)
-	}
-	for i := 1; i < len(ks); i++ {
-		for j := i; j > 0 && ks[j] < ks[j-1]; j-- {
-			ks[j], ks[j-1] = ks[j-1], ks[j]
-		}
-	}
-	return ks
+	return slices.Sorted(maps.Keys(m))[0]
 }
 
 // viewPlan binds a view's query against cat and returns its plan and the
@@ -237,11 +225,9 @@ func (e *Engine) viewPlan(cat *catalog.Catalog, db, query string) (plan.Node, []
 func viewColumns(name catalog.ObjectName, p plan.Node) (cols []catalog.Column, pk []string, nullableKey bool, err error) {
 	sch := p.Schema()
 	key, ok := uniqueKey(p)
-	if !ok || len(key) == 0 && len(sch) > 0 {
-		if !ok {
-			return nil, nil, false, sqlerr.New(sqlerr.FeatureNotSupported,
-				"materialized view %s has no unique key Strata can infer: select the primary key columns of its input, or GROUP BY", name.Name)
-		}
+	if !ok {
+		return nil, nil, false, sqlerr.New(sqlerr.FeatureNotSupported,
+			"materialized view %s has no unique key Strata can infer: select the primary key columns of its input, or GROUP BY", name.Name)
 	}
 	cols = make([]catalog.Column, len(sch))
 	seen := map[string]bool{}
