@@ -341,7 +341,7 @@ func testStrongWaits(t *testing.T, h *Harness) {
 		t.Fatalf("strong t1 = %v", got)
 	}
 	// ... so a strong read of t1 with t2 (at e+3) must wait for t2.
-	short, cancel := context.WithTimeout(ctxT(t), 50*time.Millisecond)
+	short, cancel := context.WithTimeout(ctxT(t), time.Second) // long enough for a loaded machine to reach the wait
 	defer cancel()
 	_, err := s.AcquireVersion(short, meta.VersionRequest{Tables: []catalog.ObjectName{name("t1"), name("t2")}, Mode: version.Strong, Holder: "q"})
 	wantErr(t, err, context.DeadlineExceeded, "shop.t2", "shop.t1")
@@ -521,7 +521,7 @@ func testRestart(t *testing.T, h *Harness) {
 		t.Fatalf("job state after restart = %+v", info)
 	}
 	// The strong floor survived: reading t1 with t2 (behind) must wait.
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, time.Second) // long enough for a loaded machine to reach the wait
 	defer cancel()
 	_, err = s.AcquireVersion(short, meta.VersionRequest{Tables: []catalog.ObjectName{name("t1"), name("t2")}, Mode: version.Strong, Holder: "q"})
 	wantErr(t, err, context.DeadlineExceeded, "shop.t2")
