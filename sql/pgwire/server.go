@@ -1,19 +1,26 @@
 package pgwire
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
@@ -25,12 +32,18 @@ const ServerVersion = "15.0 (Strata)"
 // Server accepts Postgres connections and serves each with a Session.
 type Server struct {
 	handler Handler
+	opts    Options
 	log     *slog.Logger
+	// mockKey seeds the invented SCRAM secrets of unknown users.
+	mockKey []byte
 
 	mu struct {
 		sync.Mutex
+		// open holds every accepted connection until its goroutine ends,
+		// so that Close can close it even during startup.
+		open map[*conn]struct{}
 		// conns maps a BackendKeyData process id to its connection, for
-		// cancel requests. Guarded by mu.
+		// cancel requests: connections past startup.
 		conns  map[uint32]*conn
 		nextID uint32
 		ln     net.Listener
@@ -39,15 +52,32 @@ type Server struct {
 	wg sync.WaitGroup
 }
 
-// NewServer returns a server that opens sessions with h. A nil logger
-// discards logs.
+// NewServer returns a plaintext server without authentication that opens
+// sessions with h. A nil logger discards logs. It is
+// NewServerWithOptions(h, Options{Log: log}).
 func NewServer(h Handler, log *slog.Logger) *Server {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	s, err := NewServerWithOptions(h, Options{Log: log})
+	if err != nil {
+		panic(fmt.Sprintf("pgwire: default options refused: %v", err))
 	}
-	s := &Server{handler: h, log: log}
-	s.mu.conns = map[uint32]*conn{}
 	return s
+}
+
+// NewServerWithOptions returns a server that opens sessions with h and
+// negotiates TLS, authenticates and limits messages as o says. It fails
+// with base.ErrInvalidArgument when o.RequireTLS is set without o.TLS.
+func NewServerWithOptions(h Handler, o Options) (*Server, error) {
+	if o.RequireTLS && o.TLS == nil {
+		return nil, fmt.Errorf("pgwire: RequireTLS without a TLS configuration: %w", base.ErrInvalidArgument)
+	}
+	o = o.withDefaults()
+	s := &Server{handler: h, opts: o, log: o.Log, mockKey: make([]byte, 32)}
+	if _, err := rand.Read(s.mockKey); err != nil {
+		return nil, fmt.Errorf("pgwire: random key: %w", err)
+	}
+	s.mu.open = map[*conn]struct{}{}
+	s.mu.conns = map[uint32]*conn{}
+	return s, nil
 }
 
 // Serve accepts connections on ln until Close. It returns nil after Close.
@@ -70,22 +100,34 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			return fmt.Errorf("pgwire: accept: %w", err)
 		}
+		c := newConn(s, nc)
+		s.mu.Lock()
+		if s.mu.closed {
+			s.mu.Unlock()
+			nc.Close()
+			return nil
+		}
+		s.mu.open[c] = struct{}{}
 		s.wg.Add(1)
+		s.mu.Unlock()
 		go func() {
 			defer s.wg.Done()
-			s.serveConn(nc)
+			s.serveConn(c)
 		}()
 	}
 }
 
-// Close stops accepting, closes every connection and waits for their
-// goroutines.
+// Close stops accepting, closes every connection, cancels the context of
+// every running statement and waits for the connections' goroutines.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.mu.closed = true
 	ln := s.mu.ln
-	for _, c := range s.mu.conns {
-		c.nc.Close()
+	for c := range s.mu.open {
+		// Close first, so that a statement that ends when cancelled
+		// sends nothing more.
+		c.raw.Close()
+		c.cancelConn()
 	}
 	s.mu.Unlock()
 	var err error
@@ -96,16 +138,37 @@ func (s *Server) Close() error {
 	return err
 }
 
+// Conns returns the number of open connections, counting those still in
+// startup; a connection leaves the count when its goroutines have ended.
+func (s *Server) Conns() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.mu.open)
+}
+
 // conn is one client connection.
 type conn struct {
-	s       *Server
+	s *Server
+	// raw is the accepted connection; closing it ends every read and
+	// write of the connection, TLS or not.
+	raw net.Conn
+	// nc is raw, or the TLS connection over it after an SSLRequest.
 	nc      net.Conn
+	tls     bool
 	be      *pgproto3.Backend
+	pump    *pump
 	id      uint32
+	user    string
 	secret  []byte
 	sess    Session
 	stmts   map[string]*Statement
 	portals map[string]*portal
+
+	// ctx is cancelled when the client goes away (the pump sees the
+	// connection end) or the connection's goroutine ends; every
+	// statement's context derives from it.
+	ctx        context.Context
+	cancelConn context.CancelFunc
 
 	// cancelMu guards cancel, the running statement's cancel function.
 	cancelMu sync.Mutex
@@ -120,46 +183,207 @@ type portal struct {
 	next    int
 }
 
-func (s *Server) serveConn(nc net.Conn) {
-	defer nc.Close()
-	c := &conn{s: s, nc: nc, be: pgproto3.NewBackend(nc, nc), stmts: map[string]*Statement{}, portals: map[string]*portal{}}
-	if err := c.startup(); err != nil {
-		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-			s.log.Debug("pgwire: startup failed", "remote", nc.RemoteAddr(), "err", err)
-		}
-		return
-	}
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{s: s, raw: nc, nc: nc, stmts: map[string]*Statement{}, portals: map[string]*portal{}}
+	c.ctx, c.cancelConn = context.WithCancel(context.Background())
+	// Until startup ends, reads go straight to the connection (readStartup)
+	// and the backend only writes.
+	c.be = pgproto3.NewBackend(eofReader{}, nc)
+	return c
+}
+
+// serveConn runs one connection to its end. A panic in a Session ends
+// only its connection.
+func (s *Server) serveConn(c *conn) {
 	defer func() {
 		s.mu.Lock()
-		delete(s.mu.conns, c.id)
+		delete(s.mu.open, c)
+		if c.id != 0 {
+			delete(s.mu.conns, c.id)
+		}
 		s.mu.Unlock()
-		c.sess.Close()
 	}()
-	if err := c.loop(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-		s.log.Debug("pgwire: connection ended", "remote", nc.RemoteAddr(), "err", err)
+	defer func() {
+		c.cancelConn()
+		c.raw.Close()
+		if c.pump != nil {
+			c.pump.stop()
+		}
+		if c.sess != nil {
+			c.sess.Close()
+		}
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("pgwire: connection panicked", "remote", c.raw.RemoteAddr(), "user", c.user, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	err := c.serve()
+	var fe *fatalError
+	switch {
+	case err == nil, isClientGone(err):
+	case errors.As(err, &fe):
+		s.log.Debug("pgwire: connection refused", "remote", c.raw.RemoteAddr(), "user", c.user, "code", fe.e.Code, "err", fe.e.Message)
+	default:
+		s.log.Debug("pgwire: connection ended", "remote", c.raw.RemoteAddr(), "user", c.user, "err", err)
 	}
 }
 
-func (c *conn) startup() error {
-	for {
-		msg, err := c.be.ReceiveStartupMessage()
-		if err != nil {
+// serve runs startup, authentication and the message loop.
+func (c *conn) serve() error {
+	if d := c.s.opts.StartupTimeout; d > 0 {
+		c.raw.SetDeadline(time.Now().Add(d))
+	}
+	m, err := c.startup()
+	if err != nil || m == nil {
+		return err
+	}
+	c.user = m.Parameters["user"]
+	// From here on every read goes through the pump, which notices a
+	// client that goes away even while a statement runs.
+	c.pump = startPump(c.nc, c.cancelConn)
+	c.be = pgproto3.NewBackend(c.pump, c.nc)
+	if c.s.opts.MaxMessageSize > 0 {
+		c.be.SetMaxBodyLen(c.s.opts.MaxMessageSize)
+	}
+	if c.s.opts.Auth != nil {
+		if err := c.authenticate(c.user); err != nil {
 			return err
 		}
+	}
+	if err := c.open(m); err != nil {
+		return err
+	}
+	if c.s.opts.StartupTimeout > 0 {
+		c.raw.SetDeadline(time.Time{})
+	}
+	return c.loop()
+}
+
+// startup reads startup packets until a StartupMessage, which it returns,
+// negotiating TLS on the way. It returns nil, nil after a CancelRequest.
+func (c *conn) startup() (*pgproto3.StartupMessage, error) {
+	for {
+		msg, err := c.readStartup()
+		if err != nil {
+			return nil, err
+		}
 		switch m := msg.(type) {
-		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+		case *pgproto3.SSLRequest:
+			if c.tls {
+				return nil, c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "SSLRequest on a TLS connection"))
+			}
+			if c.s.opts.TLS == nil {
+				if _, err := c.nc.Write([]byte{'N'}); err != nil {
+					return nil, &readError{err}
+				}
+				continue
+			}
+			if _, err := c.nc.Write([]byte{'S'}); err != nil {
+				return nil, &readError{err}
+			}
+			tc := tls.Server(c.raw, c.s.opts.TLS)
+			if err := tc.Handshake(); err != nil {
+				return nil, fmt.Errorf("pgwire: TLS handshake: %w", err)
+			}
+			c.nc, c.tls = tc, true
+			c.be = pgproto3.NewBackend(eofReader{}, tc)
+		case *pgproto3.GSSEncRequest:
 			if _, err := c.nc.Write([]byte{'N'}); err != nil {
-				return err
+				return nil, &readError{err}
 			}
 		case *pgproto3.CancelRequest:
 			c.s.cancelRequest(m.ProcessID, m.SecretKey)
-			return io.EOF
+			return nil, nil
 		case *pgproto3.StartupMessage:
-			return c.open(m)
+			if c.s.opts.RequireTLS && !c.tls {
+				return nil, c.fatal(sqlerr.New(sqlerr.InvalidAuthorization, "connection without TLS refused for user %q: the server requires TLS (sslmode=require)", m.Parameters["user"]))
+			}
+			return m, nil
 		default:
-			return fmt.Errorf("unexpected startup message %T", msg)
+			return nil, c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "unexpected startup packet %T", msg))
 		}
 	}
+}
+
+// maxStartupPacket is the largest startup packet, length included:
+// Postgres's MAX_STARTUP_PACKET_LENGTH.
+const maxStartupPacket = 10000
+
+// readStartup reads one startup packet with exact reads, so that no byte
+// after it is consumed: the bytes after an SSLRequest are the TLS
+// handshake's.
+func (c *conn) readStartup() (pgproto3.FrontendMessage, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(c.nc, hdr[:]); err != nil {
+		return nil, &readError{err}
+	}
+	n := int64(int32(binary.BigEndian.Uint32(hdr[:])))
+	if n < 8 || n > maxStartupPacket {
+		return nil, c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "invalid length of startup packet: %d", n))
+	}
+	buf := make([]byte, n)
+	copy(buf, hdr[:])
+	if _, err := io.ReadFull(c.nc, buf[4:]); err != nil {
+		return nil, &readError{err}
+	}
+	msg, err := pgproto3.NewBackend(bytes.NewReader(buf), io.Discard).ReceiveStartupMessage()
+	if err != nil {
+		return nil, c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "invalid startup packet: %v", err))
+	}
+	return msg, nil
+}
+
+// eofReader is the read side of the backend during startup, when reads go
+// to the connection directly.
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+// readError marks a failed read or write of the connection: the client went
+// away, timed out or the server closed the connection. Nothing more is sent.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return "pgwire: connection: " + e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
+// fatalError is an error that was sent to the client as FATAL before the
+// connection was closed.
+type fatalError struct{ e *sqlerr.Error }
+
+func (e *fatalError) Error() string { return "pgwire: FATAL " + e.e.Code + ": " + e.e.Message }
+
+func isClientGone(err error) bool {
+	var re *readError
+	return errors.As(err, &re) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
+}
+
+// fatal sends e as a FATAL ErrorResponse and returns it as a *fatalError:
+// the connection ends.
+func (c *conn) fatal(e *sqlerr.Error) error {
+	c.be.Send(&pgproto3.ErrorResponse{
+		Severity: "FATAL", SeverityUnlocalized: "FATAL",
+		Code: e.Code, Message: e.Message, Detail: e.Detail, Hint: e.Hint,
+	})
+	if err := c.be.Flush(); err != nil {
+		return &readError{err}
+	}
+	return &fatalError{e}
+}
+
+// receiveFailed turns a failed Receive into the connection's end: nothing
+// more when the client went away, else FATAL 54000 for a message over the
+// size limit (its body is not read) and FATAL 08P01 for a malformed one
+// (an unknown type, a length below 4, a body that does not decode).
+func (c *conn) receiveFailed(err error) error {
+	if isClientGone(err) {
+		return err
+	}
+	var big *pgproto3.ExceededMaxBodyLenErr
+	if errors.As(err, &big) {
+		return c.fatal(sqlerr.New(sqlerr.ProgramLimitExceeded, "message of %d bytes exceeds the maximum of %d bytes", big.ActualBodyLen, big.MaxExpectedBodyLen))
+	}
+	return c.fatal(sqlerr.New(sqlerr.ProtocolViolation, "invalid frontend message: %v", err))
 }
 
 func (c *conn) open(m *pgproto3.StartupMessage) error {
@@ -167,12 +391,10 @@ func (c *conn) open(m *pgproto3.StartupMessage) error {
 	if db == "" {
 		db = user
 	}
-	sess, err := c.s.handler.NewSession(context.Background(), user, db)
+	sess, err := c.s.handler.NewSession(c.ctx, user, db)
 	if err != nil {
-		c.sendError(err)
-		if ferr := c.be.Flush(); ferr != nil {
-			return ferr
-		}
+		e := sqlerr.From(err)
+		c.fatal(e)
 		return fmt.Errorf("session refused: %w", err)
 	}
 	c.sess = sess
@@ -209,7 +431,10 @@ func (c *conn) open(m *pgproto3.StartupMessage) error {
 	}
 	c.be.Send(&pgproto3.BackendKeyData{ProcessID: c.id, SecretKey: c.secret})
 	c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
-	return c.be.Flush()
+	if err := c.be.Flush(); err != nil {
+		return &readError{err}
+	}
+	return nil
 }
 
 // cancelRequest cancels the running statement of connection id when the
@@ -218,7 +443,7 @@ func (s *Server) cancelRequest(id uint32, secret []byte) {
 	s.mu.Lock()
 	c := s.mu.conns[id]
 	s.mu.Unlock()
-	if c == nil || string(c.secret) != string(secret) {
+	if c == nil || subtle.ConstantTimeCompare(c.secret, secret) != 1 {
 		return
 	}
 	c.cancelMu.Lock()
@@ -229,9 +454,9 @@ func (s *Server) cancelRequest(id uint32, secret []byte) {
 }
 
 // statementContext returns the context of one statement, cancelled by a
-// CancelRequest.
+// CancelRequest or when the client goes away.
 func (c *conn) statementContext() (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(c.ctx)
 	c.cancelMu.Lock()
 	c.cancel = cancel
 	c.cancelMu.Unlock()
@@ -248,7 +473,7 @@ func (c *conn) loop() error {
 	for {
 		msg, err := c.be.Receive()
 		if err != nil {
-			return err
+			return c.receiveFailed(err)
 		}
 		if skipToSync {
 			if _, ok := msg.(*pgproto3.Sync); !ok {
@@ -262,7 +487,7 @@ func (c *conn) loop() error {
 			c.simpleQuery(m.String)
 			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 			if err := c.be.Flush(); err != nil {
-				return err
+				return &readError{err}
 			}
 		case *pgproto3.Parse:
 			failed = c.parse(m)
@@ -283,11 +508,11 @@ func (c *conn) loop() error {
 			delete(c.portals, "")
 			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 			if err := c.be.Flush(); err != nil {
-				return err
+				return &readError{err}
 			}
 		case *pgproto3.Flush:
 			if err := c.be.Flush(); err != nil {
-				return err
+				return &readError{err}
 			}
 		case *pgproto3.Terminate:
 			return nil
