@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,13 @@ type Options struct {
 	HTTP string
 	// Logger receives connection and job events; nil means slog.Default().
 	Logger *slog.Logger
+	// TLS, when set, lets clients upgrade the wire connection
+	// (sslmode=require); RequireTLS refuses plaintext clients.
+	TLS        *tls.Config
+	RequireTLS bool
+	// Auth, when set, asks every client for a password (SCRAM-SHA-256);
+	// otherwise any user name is accepted.
+	Auth pgwire.Authenticator
 }
 
 // Server is a running engine with its listeners.
@@ -66,7 +74,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("listen on %s: %w", opts.Listen, err), e.Close())
 	}
-	s.wire = pgwire.NewServer(Handler{Engine: e}, opts.Logger)
+	s.wire, err = pgwire.NewServerWithOptions(Handler{Engine: e}, pgwire.Options{Log: opts.Logger, TLS: opts.TLS, RequireTLS: opts.RequireTLS, Auth: opts.Auth})
+	if err != nil {
+		return nil, errors.Join(err, s.ln.Close(), e.Close())
+	}
 	go func() { s.done <- s.wire.Serve(s.ln) }()
 	if opts.HTTP != "-" {
 		s.hln, err = net.Listen("tcp", opts.HTTP)

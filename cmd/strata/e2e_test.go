@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -100,5 +103,50 @@ SELECT nope FROM orders;
 	var n int64
 	if err := conn2.QueryRow(context.Background(), "SELECT count(*) FROM orders").Scan(&n); err != nil || n != 8003 {
 		t.Fatalf("after the cancel: %d orders, %v", n, err)
+	}
+}
+
+// TestStartWithPassword runs `strata start --password-file` and checks
+// that a client with the right password gets in (SCRAM-SHA-256) and one
+// with a wrong password is refused with 28P01.
+func TestStartWithPassword(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "passwords")
+	if err := os.WriteFile(pw, []byte("# users\nalice:s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wire, httpAddr := freePort(t), freePort(t)
+	c := &child{wire: wire, http: httpAddr}
+	c.cmd = exec.Command(os.Args[0], "start", "--data", filepath.Join(dir, "data"), "--listen", wire, "--http", httpAddr, "--password-file", pw)
+	c.cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.cmd.Process.Kill(); _ = c.cmd.Wait() })
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		conn, err := pgx.Connect(ctx, "postgres://alice:s3cret@"+wire+"/dev?sslmode=disable")
+		if err == nil {
+			var one int
+			if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
+				t.Fatalf("SELECT 1: %d, %v", one, err)
+			}
+			conn.Close(ctx)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("connect with the right password: %v\n%s", err, c.out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, err := pgx.Connect(ctx, "postgres://alice:wrong@"+wire+"/dev?sslmode=disable")
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "28P01" {
+		t.Fatalf("a wrong password: %v, want 28P01", err)
 	}
 }

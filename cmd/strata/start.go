@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/stratadb/strata/meta/store"
 	"github.com/stratadb/strata/meta/store/etcdstore"
 	"github.com/stratadb/strata/server"
+	"github.com/stratadb/strata/sql/pgwire"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/fileio/s3"
 )
@@ -47,7 +49,8 @@ func (f *engineFlags) options() engine.Options {
 
 func newStartCommand() *cobra.Command {
 	var ef engineFlags
-	var listen, httpAddr, meta, warehouse string
+	var listen, httpAddr, meta, warehouse, tlsCert, tlsKey, passwordFile string
+	var requireTLS bool
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Run Strata: the meta service, every job of the catalog and the Postgres wire server",
@@ -67,7 +70,23 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 				return err
 			}
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelInfo}))
-			s, err := server.Start(ctx, server.Options{Engine: opts, Listen: listen, HTTP: httpAddr, Logger: log})
+			sopts := server.Options{Engine: opts, Listen: listen, HTTP: httpAddr, Logger: log, RequireTLS: requireTLS}
+			if (tlsCert == "") != (tlsKey == "") {
+				return fmt.Errorf("--tls-cert and --tls-key go together")
+			}
+			if tlsCert != "" {
+				pair, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
+				if err != nil {
+					return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+				}
+				sopts.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+			}
+			if passwordFile != "" {
+				if sopts.Auth, err = pgwire.ReadPasswordFile(passwordFile); err != nil {
+					return fmt.Errorf("--password-file: %w", err)
+				}
+			}
+			s, err := server.Start(ctx, sopts)
 			if err != nil {
 				return err
 			}
@@ -90,6 +109,10 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 	ef.add(cmd, "strata-data")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:4566", "Postgres wire protocol address")
 	cmd.Flags().StringVar(&httpAddr, "http", "127.0.0.1:8080", `HTTP address of /metrics and /healthz ("-" for none)`)
+	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "certificate (PEM) for TLS on the Postgres port")
+	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "private key (PEM) of --tls-cert")
+	cmd.Flags().BoolVar(&requireTLS, "require-tls", false, "refuse clients that do not use TLS")
+	cmd.Flags().StringVar(&passwordFile, "password-file", "", "users and passwords (user:password or user:SCRAM-SHA-256$... a line); clients then authenticate with SCRAM-SHA-256")
 	cmd.Flags().StringVar(&meta, "meta", "bolt", "meta store: bolt (embedded, in --data) or etcd://host:port[,host:port...]/prefix")
 	cmd.Flags().StringVar(&warehouse, "warehouse", "", "warehouse: file:///path (default: under --data) or s3://bucket/prefix?endpoint=host:port[&secure=false&region=...], credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 	return cmd
