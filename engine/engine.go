@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/connector/ingest"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/meta"
@@ -73,6 +74,9 @@ type Engine struct {
 	jobs     map[string]*runningJob
 	dml      map[catalog.ObjectName]*dmlLog
 	deadMu   sync.Mutex
+	// skipErrs holds, per table, the error counters of its running
+	// connector readers (errors = 'skip').
+	skipErrs map[catalog.ObjectName][]*format.Errors
 	olapOnce sync.Once
 	olap     *olap.Engine
 	olapErr  error
@@ -127,7 +131,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		fs = local
 	}
 	e := &Engine{opts: opts, store: st, meta: svc, fs: fs, log: opts.Logger,
-		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}}
+		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}, skipErrs: map[catalog.ObjectName][]*format.Errors{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	conns := e.builtinConnectors()
 	for k, v := range opts.Connectors {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/connector/ingest"
 	"github.com/stratadb/strata/connector/tablesink"
 	"github.com/stratadb/strata/connector/tablesource"
@@ -176,10 +177,19 @@ func (e *Engine) buildSingleJob(cat *catalog.Catalog, def catalog.Job, closers *
 		if readers, err = e.connector(t, connector, connOpts); err != nil {
 			return nil, err
 		}
+		var errs []*format.Errors
 		for _, r := range readers {
 			if c, ok := r.(io.Closer); ok && closers != nil {
 				*closers = append(*closers, c)
 			}
+			if x, ok := r.(interface{ Errors() *format.Errors }); ok && x.Errors() != nil {
+				errs = append(errs, x.Errors())
+			}
+		}
+		if closers != nil {
+			e.mu.Lock()
+			e.skipErrs[t.Name] = errs
+			e.mu.Unlock()
 		}
 	} else {
 		l, err := e.dmlLog(t.Name)

@@ -99,6 +99,7 @@ func (e *Engine) createStorage(name catalog.ObjectName, cols []catalog.Column, p
 func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 	e.mu.Lock()
 	delete(e.tables, name)
+	delete(e.skipErrs, name)
 	if l, ok := e.dml[name]; ok {
 		_ = l.close()
 		delete(e.dml, name)

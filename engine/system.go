@@ -169,6 +169,27 @@ var systemTables = map[string]systemTable{
 		cols: sysCols("table_name", "TEXT", "source", "TEXT", "position", "BIGINT", "location", "TEXT", "error", "TEXT", "raw", "BYTEA"),
 		rows: func(ctx context.Context, e *Engine) ([]types.Row, error) { return e.deadLetterRows() },
 	},
+	// skipped: records of connector tables with errors = 'skip' that
+	// did not parse and were skipped, counted since this process started
+	// their jobs (a replay after a restore counts a record again).
+	"skipped": {
+		cols: sysCols("table_name", "TEXT", "skipped", "BIGINT"),
+		rows: func(ctx context.Context, e *Engine) ([]types.Row, error) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			var out []types.Row
+			for n, errs := range e.skipErrs {
+				var sum uint64
+				for _, x := range errs {
+					sum += x.Skipped()
+				}
+				if len(errs) > 0 {
+					out = append(out, types.Row{text(n.Name), i64(int64(sum))})
+				}
+			}
+			return out, nil
+		},
+	},
 	// epochs: the epoch clock: the open epoch, when it opened, and the
 	// interval.
 	"epochs": {

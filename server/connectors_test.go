@@ -91,6 +91,15 @@ func TestKafkaAndFileTables(t *testing.T) {
 		WITH (connector = 'file', path = '%s', format = 'csv', csv.header = 'true', errors = 'dead-letter')`, bad))
 	wait("SELECT id, name FROM people", "4|dee")
 	wait("SELECT table_name, position > 0, raw FROM strata_catalog.dead_letters", `people|t|\x782c7a65640a`)
+	// With errors = 'skip' it is counted in strata_catalog.skipped.
+	skip := t.TempDir()
+	if err := os.WriteFile(filepath.Join(skip, "a.csv"), []byte("id,name\nx,zed\n5,eve\ny,why\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, c, fmt.Sprintf(`CREATE TABLE others (id INT, name TEXT)
+		WITH (connector = 'file', path = '%s', format = 'csv', csv.header = 'true', errors = 'skip')`, skip))
+	wait("SELECT id, name FROM others", "5|eve")
+	wait("SELECT skipped FROM strata_catalog.skipped WHERE table_name = 'others'", "2")
 	if got := rowsText(t, c, "SELECT count(*) > 0 FROM strata_catalog.checkpoints WHERE job = 'ingest-dev-orders'"); got != "t" {
 		t.Fatalf("strata_catalog.checkpoints lists no checkpoint of the Kafka job: %s", got)
 	}
