@@ -69,11 +69,11 @@ type Engine struct {
 	// ddl serialises catalog changes with the jobs they start and stop.
 	ddl sync.Mutex
 
-	mu       sync.Mutex
-	tables   map[catalog.ObjectName]*table.Table
-	jobs     map[string]*runningJob
-	dml      map[catalog.ObjectName]*dmlLog
-	deadMu   sync.Mutex
+	mu     sync.Mutex
+	tables map[catalog.ObjectName]*table.Table
+	jobs   map[string]*runningJob
+	dml    map[catalog.ObjectName]*dmlLog
+	deadMu sync.Mutex
 	// skipErrs holds, per table, the error counters of its running
 	// connector readers (errors = 'skip').
 	skipErrs map[catalog.ObjectName][]*format.Errors
