@@ -49,6 +49,7 @@ type runningJob struct {
 	// lastCheckpoint is the last completed checkpoint's id, duration and
 	// size.
 	lastCheckpoint task.Event
+	probe          task.Probe
 }
 
 // JobStatus is what the engine knows about a job running in this process.
@@ -60,6 +61,9 @@ type JobStatus struct {
 	Restarts int
 	// LastCheckpoint is the last completed checkpoint (zero when none).
 	LastCheckpoint task.Event
+	// QueueFill is, per vertex, how full its input queues are (0 to 1;
+	// task.Probe); nil while the job is not running an attempt.
+	QueueFill map[string]float64
 }
 
 // Jobs reports the jobs of this process, in no particular order.
@@ -71,6 +75,7 @@ func (e *Engine) Jobs() []JobStatus {
 		j.mu.Lock()
 		st := JobStatus{Name: j.def.Name, Kind: j.def.Kind, Err: j.err, Restarts: j.restarts, LastCheckpoint: j.lastCheckpoint}
 		j.mu.Unlock()
+		st.QueueFill = j.probe.QueueFill()
 		select {
 		case <-j.done:
 		default:
@@ -359,6 +364,7 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 		TolerableFailures:  3,
 		Storage:            checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", def.Name), 2),
 		Restart:            task.RestartStrategy{MaxAttempts: 1 << 30, Delay: time.Second},
+		Probe:              &rj.probe,
 		OnEvent: func(ev task.Event) {
 			rj.mu.Lock()
 			switch ev.Kind {

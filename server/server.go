@@ -190,12 +190,13 @@ var (
 	descRunning   = prometheus.NewDesc("strata_job_running", "1 while the job runs.", []string{"job"}, nil)
 	descCkpt      = prometheus.NewDesc("strata_job_last_checkpoint_id", "Id of the job's last completed checkpoint.", []string{"job"}, nil)
 	descCkptDur   = prometheus.NewDesc("strata_job_last_checkpoint_duration_seconds", "Duration of the job's last completed checkpoint.", []string{"job"}, nil)
+	descQueueFill = prometheus.NewDesc("strata_queue_fill", "How full a vertex's input queues are, 0 to 1 (backpressure when it stays near 1).", []string{"job", "vertex"}, nil)
 	descIngest    = prometheus.NewDesc("strata_ingest_position", "Source position at which the ingest job last closed an epoch (for a generator or a DML log: events or bytes read); its rate is the job's throughput.", []string{"job"}, nil)
 	descCkptSize  = prometheus.NewDesc("strata_job_last_checkpoint_bytes", "State and channel-state bytes of the job's last completed checkpoint.", []string{"job"}, nil)
 )
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descCommitted, descLag, descEpoch, descRestarts, descRunning, descCkpt, descCkptDur, descCkptSize, descIngest} {
+	for _, d := range []*prometheus.Desc{descCommitted, descLag, descEpoch, descRestarts, descRunning, descCkpt, descCkptDur, descCkptSize, descIngest, descQueueFill} {
 		ch <- d
 	}
 }
@@ -224,6 +225,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descCkpt, prometheus.GaugeValue, float64(j.LastCheckpoint.ID), j.Name)
 		ch <- prometheus.MustNewConstMetric(descCkptDur, prometheus.GaugeValue, j.LastCheckpoint.Duration.Seconds(), j.Name)
 		ch <- prometheus.MustNewConstMetric(descCkptSize, prometheus.GaugeValue, float64(j.LastCheckpoint.StateBytes+j.LastCheckpoint.ChannelStateBytes), j.Name)
+		for v, f := range j.QueueFill {
+			ch <- prometheus.MustNewConstMetric(descQueueFill, prometheus.GaugeValue, f, j.Name, v)
+		}
 		if j.Kind == catalog.JobIngest {
 			ch <- prometheus.MustNewConstMetric(descIngest, prometheus.CounterValue, float64(c.e.IngestPosition(j.Name).Position), j.Name)
 		}

@@ -413,7 +413,7 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`strata_table_committed_epoch{table="dev.m"}`, `strata_job_running{job="dml-dev-m"} 1`,
-		`strata_ingest_position{job="dml-dev-m"}`, "strata_epoch ", "strata_job_last_checkpoint_duration_seconds"} {
+		`strata_ingest_position{job="dml-dev-m"}`, "strata_epoch ", `strata_queue_fill{job="dml-dev-m",vertex="sink"}`, "strata_job_last_checkpoint_duration_seconds"} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}

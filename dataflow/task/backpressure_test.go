@@ -108,3 +108,43 @@ func underBackpressure(t *testing.T, policy barrier.Policy) {
 		t.Fatal("no restart happened after a checkpoint with channel state")
 	}
 }
+
+// TestProbeShowsBackpressure: while a throttled sink holds the job back,
+// the probe reports the sink's input queues full, and nothing once the job
+// has ended.
+func TestProbeShowsBackpressure(t *testing.T) {
+	store := testkit.NewStore()
+	probe := &task.Probe{}
+	var maxFill float64 // the highest fill seen while the job ran
+	stop := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+			if f := probe.QueueFill(); f != nil && f["sink"] > maxFill {
+				maxFill = f["sink"]
+			}
+		}
+	}()
+	opts := task.Options{Policy: barrier.PolicyUnaligned, CheckpointInterval: 15 * time.Millisecond, QueueCapacity: 4,
+		Storage: checkpoint.NewStorage(checkpoint.OSFS{}, t.TempDir(), 3), Probe: probe}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	err := task.Run(ctx, throttledJob(store, nil), opts)
+	close(stop)
+	<-watched
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxFill < 0.5 {
+		t.Fatalf("the sink's queues never looked full: highest fill %.2f", maxFill)
+	}
+	if f := probe.QueueFill(); f != nil {
+		t.Fatalf("queue fill after the job ended: %v", f)
+	}
+}

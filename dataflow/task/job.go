@@ -94,6 +94,22 @@ func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 		return err
 	}
 	a.reports = make(chan report, 2*len(a.tasks)+4)
+	opts.Probe.set(func() map[string]float64 {
+		sum, n := map[string]float64{}, map[string]int{}
+		for _, t := range a.tasks {
+			for _, q := range t.inputs {
+				if c := q.Capacity(); c > 0 {
+					sum[t.vertex.Name] += min(float64(q.Len())/float64(c), 1)
+					n[t.vertex.Name]++
+				}
+			}
+		}
+		for v := range sum {
+			sum[v] /= float64(n[v])
+		}
+		return sum
+	})
+	defer opts.Probe.set(nil)
 
 	results := make(chan error, len(a.tasks))
 	var wg sync.WaitGroup

@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/stratadb/strata/dataflow/barrier"
@@ -65,6 +66,37 @@ type Options struct {
 	// OnEvent, when set, is called from the job goroutine for
 	// checkpoints completed and aborted and for restarts.
 	OnEvent func(Event)
+	// Probe, when set, lets the caller watch the running job (queue fill).
+	Probe *Probe
+}
+
+// Probe watches a running job from another goroutine.
+type Probe struct {
+	mu   sync.Mutex
+	fill func() map[string]float64
+}
+
+// QueueFill reports, per vertex, how full its input queues are: queued
+// messages over capacity, 0 to 1, averaged over its subtasks' input
+// channels (Flink's backpressure indicator: a vertex whose inputs stay
+// full is slower than its producers). Nil while no attempt runs.
+func (p *Probe) QueueFill() map[string]float64 {
+	p.mu.Lock()
+	f := p.fill
+	p.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
+func (p *Probe) set(f func() map[string]float64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.fill = f
+	p.mu.Unlock()
 }
 
 func (o *Options) withDefaults() (Options, error) {
