@@ -439,7 +439,19 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 			}
 		}
 	}
+	keyTypes := make([]types.Type, len(keyCols))
+	for i, k := range keyCols {
+		keyTypes[i] = t.Columns[k].Type
+	}
+	keyOf := func(r types.Row) string { return string(types.EncodeKey(nil, r, keyCols, keyTypes)) }
+	// Rows that keep their key are updated in place; rows whose key
+	// changes are deleted first and inserted after every delete, so that
+	// UPDATE t SET id = id + 1 does not delete the rows it just moved.
+	// A new key that another row keeps is a unique violation, as in
+	// PostgreSQL.
 	c := types.NewChunk(columnTypes(t.Columns), len(rows))
+	var moved []types.Row
+	vacated := map[string]bool{}
 	for _, r := range rows {
 		old := r[:len(t.Columns)]
 		if newRow == nil {
@@ -450,20 +462,30 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 		if err != nil {
 			return 0, 0, err
 		}
-		if types.CompareRows(old, nr, nil) == 0 {
+		if keyOf(old) == keyOf(nr) {
+			if types.CompareRows(old, nr, nil) != 0 {
+				c.Append(types.UpdateBefore, old)
+				c.Append(types.UpdateAfter, nr)
+			}
 			continue
 		}
-		sameKey := true
-		for _, k := range keyCols {
-			if types.Compare(old[k], nr[k]) != 0 {
-				sameKey = false
+		c.Append(types.Delete, old)
+		vacated[keyOf(old)] = true
+		moved = append(moved, nr)
+	}
+	if len(moved) > 0 {
+		kept := map[string]bool{}
+		for _, r := range sc.(readScanner).rows[t.Name] {
+			if k := keyOf(r); !vacated[k] {
+				kept[k] = true
 			}
 		}
-		if sameKey && len(keyCols) > 0 {
-			c.Append(types.UpdateBefore, old)
-			c.Append(types.UpdateAfter, nr)
-		} else {
-			c.Append(types.Delete, old)
+		for _, nr := range moved {
+			k := keyOf(nr)
+			if kept[k] {
+				return 0, 0, sqlerr.New(sqlerr.UniqueViolation, "duplicate key value violates unique constraint \"%s_pkey\"", t.Name.Name)
+			}
+			kept[k] = true
 			c.Append(types.Insert, nr)
 		}
 	}

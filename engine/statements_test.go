@@ -78,6 +78,10 @@ func TestDMLStatements(t *testing.T) {
 			"(104, NULL, 1)\n(2, b, 7)", "(NULL, 1, 1)\n(b, 7, 1)"},
 		{"INSERT INTO t SELECT k + 1000, 'copy', qty FROM t", 2,
 			"(1002, copy, 7)\n(104, NULL, 1)\n(1104, copy, 1)\n(2, b, 7)", "(NULL, 1, 1)\n(b, 7, 1)\n(copy, 8, 2)"},
+		{"UPDATE t SET k = k + 1", 4,
+			"(1003, copy, 7)\n(105, NULL, 1)\n(1105, copy, 1)\n(3, b, 7)", "(NULL, 1, 1)\n(b, 7, 1)\n(copy, 8, 2)"},
+		{"UPDATE t SET k = 1106 - k WHERE k > 1000", 2,
+			"(1, copy, 1)\n(103, copy, 7)\n(105, NULL, 1)\n(3, b, 7)", "(NULL, 1, 1)\n(b, 7, 1)\n(copy, 8, 2)"},
 		{"DELETE FROM t", 4, "", ""},
 	}
 	for _, s := range steps {
@@ -102,7 +106,12 @@ func TestDMLStatements(t *testing.T) {
 			t.Fatalf("after %s: v1\n%s\nwant\n%s", s.sql, got, s.viewAfter)
 		}
 	}
+	if _, err := run("INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)"); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ sql, code string }{
+		{"UPDATE t SET k = 2 WHERE k = 1", sqlerr.UniqueViolation},
+		{"UPDATE t SET k = 5", sqlerr.UniqueViolation},
 		{"INSERT INTO t VALUES (NULL, 'x', 1)", sqlerr.NotNullViolation},
 		{"INSERT INTO t VALUES (1, 'x')", sqlerr.SyntaxError},
 		{"INSERT INTO t (k, nope) VALUES (1, 2)", sqlerr.UndefinedColumn},
