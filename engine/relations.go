@@ -154,8 +154,36 @@ func uniqueKey(n plan.Node) (key []int, ok bool) {
 				return shifted, true
 			}
 		}
+		// Otherwise both keys together: a padded side's key is NULL, one
+		// value of the key encoding, and each unmatched row appears once.
+		if lok && rok && n.Kind != plan.CrossJoin {
+			return append(left, shifted...), true
+		}
 		return nil, false
 	case *plan.TopN:
+		// Deduplication (N = 1) keeps one row a partition: the partition
+		// columns are a key. Otherwise Top-N keeps a subset of its input's
+		// rows, so the input's key holds; without one, a partition's rows
+		// are told apart by their row number.
+		var part []int
+		partOK := true
+		for _, e := range n.Partition {
+			c, ok := e.(*expr.ColumnRef)
+			if !ok {
+				partOK = false
+				break
+			}
+			part = append(part, c.Index)
+		}
+		if n.N == 1 && partOK && len(part) > 0 {
+			return part, true
+		}
+		if in, ok := uniqueKey(n.Input); ok {
+			return in, true
+		}
+		if n.RankCol && partOK {
+			return append(part, len(n.Cols)-1), true
+		}
 		return nil, false
 	case *plan.WindowTVF:
 		return nil, false

@@ -443,3 +443,31 @@ func TestCycleIsRefused(t *testing.T) {
 		t.Fatalf("v: %q", got)
 	}
 }
+
+// TestTopNAndOuterJoinViews: Top-N, deduplication and outer-join views
+// get a key and keep up with changes.
+func TestTopNAndOuterJoinViews(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE o (id INT PRIMARY KEY, customer TEXT NOT NULL, amount INT NOT NULL)")
+	exec(t, c, "CREATE TABLE cu (name TEXT PRIMARY KEY, city TEXT)")
+	exec(t, c, `CREATE MATERIALIZED VIEW top2 AS SELECT * FROM (SELECT id, customer, amount,
+		ROW_NUMBER() OVER (PARTITION BY customer ORDER BY amount DESC) AS rn FROM o) t WHERE rn <= 2`)
+	exec(t, c, `CREATE MATERIALIZED VIEW latest AS SELECT customer, amount FROM (SELECT customer, amount,
+		ROW_NUMBER() OVER (PARTITION BY customer ORDER BY id DESC) AS rn FROM o) t WHERE rn = 1`)
+	exec(t, c, "CREATE MATERIALIZED VIEW oc AS SELECT o.id, o.customer, cu.name, cu.city FROM o LEFT JOIN cu ON o.customer = cu.name AND cu.city <> 'x'")
+	exec(t, c, "INSERT INTO o VALUES (1, 'ann', 5), (2, 'ann', 9), (3, 'ann', 7), (4, 'bob', 1)")
+	exec(t, c, "INSERT INTO cu VALUES ('ann', 'oslo')")
+	exec(t, c, "UPDATE o SET amount = 10 WHERE id = 1")
+	if got := rowsText(t, c, "SELECT id, customer, amount, rn FROM top2 ORDER BY customer, rn"); got != "1|ann|10|1\n2|ann|9|2\n4|bob|1|1" {
+		t.Fatalf("top2:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT customer, amount FROM latest ORDER BY customer"); got != "ann|7\nbob|1" {
+		t.Fatalf("latest:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT id, name, city FROM oc ORDER BY id"); got != "1|ann|oslo\n2|ann|oslo\n3|ann|oslo\n4|NULL|NULL" {
+		t.Fatalf("oc:\n%s", got)
+	}
+}
