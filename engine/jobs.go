@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -309,7 +310,8 @@ func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.T
 	if err != nil {
 		return nil, err
 	}
-	ep := &viewEndpoints{e: e, job: def.Name, cat: cat, name: t.Name}
+	after, _ := strconv.ParseUint(def.Options[jobOptStartAfter], 10, 64)
+	ep := &viewEndpoints{e: e, job: def.Name, cat: cat, name: t.Name, startAfter: base.Epoch(after)}
 	if out, err := e.Table(t.Name); err == nil {
 		ep.out = out
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/stratadb/strata/internal/base"
@@ -301,6 +302,24 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	}
 	t := catalog.Table{Name: name, Kind: catalog.KindView, Columns: cols, PrimaryKey: pk, Options: storeOpts, Query: query}
 	def := catalog.Job{Name: viewJobName(name), Kind: catalog.JobView, Reads: reads, Writes: []catalog.ObjectName{name}}
+	// The view starts at its inputs' present: their history up to the
+	// lowest epoch they all committed is the view's first epoch, so a new
+	// view over old tables does not replay every past epoch one by one.
+	var startAfter base.Epoch
+	for i, r := range reads {
+		tb, err := e.Table(r)
+		if err != nil {
+			return err
+		}
+		c, err := tb.CommittedEpoch()
+		if err != nil {
+			return err
+		}
+		if i == 0 || c < startAfter {
+			startAfter = c
+		}
+	}
+	def.Options = map[string]string{jobOptStartAfter: strconv.FormatUint(uint64(startAfter), 10)}
 	// Build the job once before anything is created: a plan the streaming
 	// planner cannot run is refused here.
 	if _, err := e.buildViewJob(withTable(cat, t), def, t); err != nil {
@@ -444,4 +463,19 @@ func removeTree(fs fileio.FS, dir string) error {
 		}
 	}
 	return nil
+}
+
+// ViewStartEpoch returns the first epoch view name commits: a read that
+// waits for it sees the view with its inputs' history (0 when unknown).
+func (e *Engine) ViewStartEpoch(ctx context.Context, name catalog.ObjectName) base.Epoch {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return 0
+	}
+	j, err := cat.Job(viewJobName(name))
+	if err != nil {
+		return 0
+	}
+	after, _ := strconv.ParseUint(j.Options[jobOptStartAfter], 10, 64)
+	return base.Epoch(after) + 1
 }

@@ -299,9 +299,13 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 	case *ddl.CreateTable:
 		return s.createTable(ctx, st)
 	case *ddl.CreateView:
-		if err := s.e.CreateView(ctx, ddl.ObjectName(st.Name, s.db), st.QueryText, st.With, st.IfNotExists); err != nil {
+		name := ddl.ObjectName(st.Name, s.db)
+		if err := s.e.CreateView(ctx, name, st.QueryText, st.With, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)
 		}
+		// The session's next strong read waits for the view's first epoch,
+		// which holds its inputs' history: it sees the view filled.
+		s.lastWrite = max(s.lastWrite, s.e.ViewStartEpoch(ctx, name))
 		return &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}, nil
 	case *ddl.CreateSource:
 		if err := s.e.CreateSource(ctx, st.Source(s.db), st.IfNotExists); err != nil {
