@@ -25,8 +25,12 @@ type relations struct {
 }
 
 func (r *relations) objectName(name string) catalog.ObjectName {
-	if db, n, ok := strings.Cut(name, "."); ok {
+	if db, n, ok := strings.Cut(name, "."); ok && db != "public" {
 		return catalog.Name(db, n)
+	} else if ok {
+		// PostgreSQL's public schema is the session's database here, as
+		// psql's \d shows it.
+		return catalog.Name(r.db, n)
 	}
 	return catalog.Name(r.db, name)
 }

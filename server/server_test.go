@@ -116,6 +116,12 @@ func TestSQLOverTheWire(t *testing.T) {
 	if got != "t" {
 		t.Fatalf("consistency check: %s", got)
 	}
+	if got := rowsText(t, c, "SELECT count(*) FROM public.orders"); got != "3" {
+		t.Fatalf("public.orders: %q", got)
+	}
+	if _, err := c.Exec(context.Background(), "ROLLBACK"); err == nil || !strings.Contains(err.Error(), "0A000") {
+		t.Fatalf("ROLLBACK: %v", err)
+	}
 	if got := rowsText(t, c, "SHOW last_read_epoch"); got == "0" || got == "" {
 		t.Fatalf("last_read_epoch %q after a read", got)
 	}

@@ -355,8 +355,13 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		switch {
 		case st.Node.GetTransactionStmt() != nil:
 			// Every statement commits on its own; a transaction block
-			// groups nothing, as in RisingWave.
-			return &pgwire.Result{Tag: transactionTag(st.Text())}, nil
+			// groups nothing, as in RisingWave. A ROLLBACK cannot undo
+			// what was committed, so it says so instead of pretending.
+			tag := transactionTag(st.Text())
+			if tag == "ROLLBACK" {
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ROLLBACK cannot undo anything: every statement commits on its own when it returns")
+			}
+			return &pgwire.Result{Tag: tag}, nil
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
 	}
@@ -579,6 +584,8 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 		rows = [][]string{{s.loc.String()}}
 	case "server_version":
 		rows = [][]string{{pgwire.ServerVersion}}
+	case "search_path":
+		rows = [][]string{{"public"}}
 	case "consistency":
 		rows = [][]string{{string(s.mode)}}
 	case "last_read_epoch":

@@ -8,11 +8,15 @@ import (
 )
 
 // ObjectName resolves a name as a statement writes it, "t" or "db.t", to a
-// catalog name, with db as the database of an unqualified name. It does
+// catalog name, with db as the database of an unqualified name or of one
+// qualified by PostgreSQL's "public" schema. It does
 // not validate the parts: catalog.ObjectName.Validate does.
 func ObjectName(name, db string) catalog.ObjectName {
-	if d, n, ok := strings.Cut(name, "."); ok {
+	if d, n, ok := strings.Cut(name, "."); ok && d != "public" {
 		return catalog.Name(d, n)
+	} else if ok {
+		// The public schema, as PostgreSQL clients write it, is db.
+		return catalog.Name(db, n)
 	}
 	return catalog.Name(db, name)
 }
