@@ -187,3 +187,16 @@ func (e *Engine) CatalogQuery(ctx context.Context, db, text string) (*olap.Resul
 	}
 	return oe.CatalogQuery(ctx, objs, text)
 }
+
+// BeyondOLAP reports whether err is DuckDB refusing values it cannot hold
+// (NUMERIC NaN or infinities, more than 38 digits, a sum overflowing its
+// 128-bit integers): the batch executor, exact over NUMERIC, can answer
+// such a query instead.
+func BeyondOLAP(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := err.Error()
+	return sqlerr.Code(err) == sqlerr.FeatureNotSupported && strings.Contains(m, "OLAP engine") ||
+		strings.Contains(m, "Overflow in HUGEINT") || strings.Contains(m, "HUGEINT is out of range")
+}

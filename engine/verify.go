@@ -161,7 +161,7 @@ func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, query 
 	}
 	d, err := q.olap.Verify(ctx, query, in, olap.Input{Name: view.Name, Table: tb, Epoch: at})
 	if err != nil {
-		if sqlerr.Code(err) == sqlerr.SyntaxError || sqlerr.Code(err) == "42883" || sqlerr.Code(err) == sqlerr.UndefinedTable {
+		if sqlerr.Code(err) == sqlerr.SyntaxError || sqlerr.Code(err) == "42883" || sqlerr.Code(err) == sqlerr.UndefinedTable || BeyondOLAP(err) {
 			return Verification{}, false, nil
 		}
 		return Verification{}, false, fmt.Errorf("verifying %s: %w", view.Name, err)

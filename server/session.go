@@ -140,6 +140,9 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 		return nil, false, err
 	}
 	cols, params, err := s.e.DescribeOLAP(ctx, plan, q.QueryText)
+	if engine.BeyondOLAP(err) {
+		return nil, false, nil // the batch executor answers it
+	}
 	if err != nil {
 		return nil, true, err
 	}
@@ -180,6 +183,15 @@ func (s *Session) runOLAP(ctx context.Context, st *olapStatement, params []types
 		spec.AtEpoch = &ep
 	}
 	res, epochs, err := s.e.RunOLAP(ctx, st.plan, st.q.QueryText, spec, s.loc, params)
+	if err != nil && engine.BeyondOLAP(err) {
+		// Values DuckDB cannot hold (NUMERIC NaN, more than 38 digits):
+		// Strata's own executor reads them exactly.
+		var args *engine.Args
+		if len(params) > 0 {
+			args = &engine.Args{Values: params}
+		}
+		return s.query(ctx, st.q, args)
+	}
 	if err != nil {
 		return nil, err
 	}
