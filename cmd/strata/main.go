@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 )
@@ -12,6 +13,9 @@ import (
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "strata:", err)
+		if errors.Is(err, errVerifyFailed) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }

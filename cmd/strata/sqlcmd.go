@@ -25,9 +25,10 @@ func newSQLCommand() *cobra.Command {
 		Use:   "sql",
 		Short: "Run SQL against a running Strata (a small psql for people without one)",
 		Long: `Run SQL against a running Strata over the Postgres wire protocol.
-With -c it runs that text, with -f the file's; otherwise it reads
-statements from the terminal (ending at ';') or from standard input.
-Results print as aligned tables.`,
+With -c it runs that text, with -f the file's (going on after an error,
+as psql does); otherwise it reads statements from the terminal (ending at
+';') or from standard input. Results print as aligned tables. \dt, \dm,
+\d and \d NAME work as in psql.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -41,13 +42,16 @@ Results print as aligned tables.`,
 			out := cmd.OutOrStdout()
 			switch {
 			case command != "":
+				if q, ok := metaCommand(command); ok {
+					command = q
+				}
 				return runSQL(ctx, conn, command, out)
 			case file != "":
 				b, err := os.ReadFile(file)
 				if err != nil {
 					return err
 				}
-				return runSQL(ctx, conn, string(b), out)
+				return runScript(ctx, conn, string(b), out)
 			}
 			in := cmd.InOrStdin()
 			f, isFile := in.(*os.File)
@@ -56,7 +60,7 @@ Results print as aligned tables.`,
 				if err != nil {
 					return err
 				}
-				return runSQL(ctx, conn, string(b), out)
+				return runScript(ctx, conn, string(b), out)
 			}
 			return interactive(ctx, conn, f, out)
 		},
@@ -102,11 +106,17 @@ func interactive(ctx context.Context, conn *pgconn.PgConn, in *os.File, out io.W
 		if t := strings.TrimSpace(line); buf.Len() == 0 && (t == `\q` || t == "exit" || t == "quit") {
 			return nil
 		}
+		if q, ok := metaCommand(line); ok && buf.Len() == 0 {
+			if err := runSQL(ctx, conn, q, out); err != nil {
+				fmt.Fprintln(out, "ERROR:", err)
+			}
+			continue
+		}
 		buf.WriteString(line)
 		buf.WriteByte('\n')
 		if complete(buf.String()) {
 			if err := runSQL(ctx, conn, buf.String(), out); err != nil {
-				fmt.Fprintln(out, err)
+				fmt.Fprintln(out, "ERROR:", err)
 			}
 			buf.Reset()
 		}
@@ -128,6 +138,70 @@ func complete(text string) bool {
 		return false
 	}
 	return true
+}
+
+// metaCommand turns psql's most used backslash commands into Strata's
+// statements: \dt, \dm (\dv), \d NAME, \l and \dn.
+func metaCommand(line string) (string, bool) {
+	f := strings.Fields(strings.TrimSpace(line))
+	if len(f) == 0 || !strings.HasPrefix(f[0], `\`) {
+		return "", false
+	}
+	switch {
+	case f[0] == `\dt` || f[0] == `\dt+`:
+		return "SHOW TABLES", true
+	case f[0] == `\dm` || f[0] == `\dv` || f[0] == `\dm+`:
+		return "SHOW MATERIALIZED VIEWS", true
+	case (f[0] == `\d` || f[0] == `\d+`) && len(f) == 2:
+		return "DESCRIBE " + f[1], true
+	case f[0] == `\d`:
+		return "SELECT name, kind FROM strata_catalog.tables ORDER BY name", true
+	}
+	return "", false
+}
+
+// runScript runs a script statement by statement, as psql -f does:
+// backslash commands on their own lines, and an error reported without
+// stopping the script. It returns the first error.
+func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) error {
+	var first error
+	report := func(err error) {
+		if err != nil {
+			fmt.Fprintln(out, "ERROR:", err)
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	var buf strings.Builder
+	flush := func() {
+		if strings.TrimSpace(buf.String()) == "" {
+			buf.Reset()
+			return
+		}
+		stmts, err := ddl.Parse(buf.String())
+		buf.Reset()
+		if err != nil {
+			report(err)
+			return
+		}
+		for _, st := range stmts {
+			report(runSQL(ctx, conn, st.Text(), out))
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if q, ok := metaCommand(line); ok && strings.TrimSpace(buf.String()) == "" {
+			report(runSQL(ctx, conn, q, out))
+			continue
+		}
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+		if complete(buf.String()) {
+			flush()
+		}
+	}
+	flush()
+	return first
 }
 
 // runSQL sends text with the simple query protocol and prints every

@@ -45,4 +45,15 @@ func TestSQLCommand(t *testing.T) {
 	if _, err := run(t, "sql", "--addr", addr, "-c", "SELECT nope FROM t"); err == nil || !strings.Contains(err.Error(), "42703") {
 		t.Fatalf("an error: %v", err)
 	}
+	// A script goes on after an error, and \dt works.
+	cmd = newRootCommand()
+	buf.Reset()
+	cmd.SetOut(&buf)
+	cmd.SetErr(&buf)
+	cmd.SetIn(strings.NewReader("SELECT nope FROM t;\n\\dt\nSELECT count(*) FROM t;\n"))
+	cmd.SetArgs([]string{"sql", "--addr", addr})
+	err = cmd.Execute()
+	if err == nil || !strings.Contains(buf.String(), "ERROR:") || !strings.Contains(buf.String(), " t\n") || !strings.Contains(buf.String(), "     2\n") {
+		t.Fatalf("script with an error and \\dt: %v\n%s", err, buf.String())
+	}
 }

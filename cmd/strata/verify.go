@@ -17,8 +17,13 @@ import (
 	"github.com/stratadb/strata/server"
 )
 
-// errNotVerified is returned when a view differs from its recomputation.
-var errNotVerified = errors.New("a view differs from its query recomputed")
+// errNotVerified is returned when a view differs from its recomputation
+// (exit status 1); errVerifyFailed when a view could not be verified at
+// all (exit status 2), so that scripts can tell the two apart.
+var (
+	errNotVerified  = errors.New("a view differs from its query recomputed")
+	errVerifyFailed = errors.New("a view could not be verified")
+)
 
 func newVerifyCommand() *cobra.Command {
 	var httpAddr, data string
@@ -30,7 +35,8 @@ func newVerifyCommand() *cobra.Command {
 epoch (the view's committed epoch, or --epoch) and compare the result with
 the stored view at that epoch. It asks a running Strata over HTTP (--http),
 or, with --data, opens a stopped instance's data directory without running
-its jobs. It prints the differences and exits 1 when a view differs.`,
+its jobs. It prints the differences and exits 1 when a view differs, 2
+when a view could not be verified (unknown, or an epoch not kept).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, views []string) error {
 			out := cmd.OutOrStdout()
@@ -71,12 +77,12 @@ its jobs. It prints the differences and exits 1 when a view differs.`,
 					results = append(results, r)
 				}
 			}
-			bad := false
+			bad, failed := false, false
 			for _, r := range results {
 				switch {
 				case r.Error != "":
-					bad = true
-					fmt.Fprintf(out, "%s: %s\n", r.View, r.Error)
+					failed = true
+					fmt.Fprintf(out, "%s: could not verify: %s\n", r.View, r.Error)
 				case r.OK:
 					fmt.Fprintf(out, "%s: verified at epoch %d (%d rows)\n", r.View, r.Epoch, r.Rows)
 				default:
@@ -89,6 +95,9 @@ its jobs. It prints the differences and exits 1 when a view differs.`,
 						fmt.Fprintf(out, "  extra   %s\n", x)
 					}
 				}
+			}
+			if failed {
+				return errVerifyFailed
 			}
 			if bad {
 				return errNotVerified
