@@ -36,6 +36,16 @@ type Spec struct {
 	Func     string
 	Args     []types.Type
 	Distinct bool
+	// Order is string_agg's ORDER BY inside the call: its keys are the
+	// last len(Order) Args, after the value and the delimiter. Values are
+	// joined in that order, ties (and a call without ORDER BY) in the
+	// values' sort order (invariant agg-order-free).
+	Order []OrderKey
+}
+
+// OrderKey is the direction of one ORDER BY key inside an aggregate call.
+type OrderKey struct {
+	Desc, NullsFirst bool
 }
 
 // ResultType returns the call's result type, or an error (42883) for a
@@ -76,8 +86,13 @@ func (s Spec) ResultType() (types.Type, error) {
 			return types.Bool, nil
 		}
 	case "string_agg":
-		if len(s.Args) == 2 && a.IsString() && s.Args[1].IsString() {
+		if len(s.Args) == 2+len(s.Order) && a.IsString() && s.Args[1].IsString() {
 			return types.Text, nil
+		}
+	case "percentile_cont", "percentile_disc":
+		if len(s.Args) == 2 && s.Args[1].Kind == types.KindFloat64 &&
+			(s.Func == "percentile_disc" && a.Kind != types.KindUnknown || a.Kind == types.KindFloat64) {
+			return a, nil
 		}
 	}
 	return types.Type{}, s.unknown()
@@ -114,8 +129,12 @@ func New(spec Spec) (Accumulator, error) {
 		acc = &extreme{max: spec.Func == "max", vals: multiset{types: spec.Args[:1]}}
 	case "bool_and", "bool_or":
 		acc = &boolAgg{or: spec.Func == "bool_or"}
+	case "percentile_cont", "percentile_disc":
+		acc = &percentile{disc: spec.Func == "percentile_disc", vals: multiset{types: spec.Args[:2]}}
 	case "string_agg":
-		acc = &stringAgg{vals: multiset{types: []types.Type{types.Text, types.Text}}}
+		n := len(spec.Order)
+		ts := append(append([]types.Type(nil), spec.Args[2:2+n]...), types.Text, types.Text)
+		acc = &stringAgg{keys: n, vals: multiset{types: ts, order: spec.Order}}
 	}
 	if spec.Distinct && len(spec.Args) > 0 {
 		acc = &distinct{inner: acc, seen: multiset{types: spec.Args}}

@@ -276,3 +276,40 @@ func TestUnknownAggregate(t *testing.T) {
 		t.Fatal("sum(text) accepted")
 	}
 }
+
+// string_agg(v, ',' ORDER BY k DESC NULLS LAST) joins in the key order
+// whatever the arrival order, ties by value, and keeps it through a
+// retraction and a state round trip.
+func TestStringAggOrderBy(t *testing.T) {
+	spec := Spec{Func: "string_agg", Args: []types.Type{types.Text, types.Text, types.Int64},
+		Order: []OrderKey{{Desc: true}}}
+	acc, err := New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func(v string, k types.Datum) []types.Datum {
+		return []types.Datum{types.NewText(v), types.NewText(","), k}
+	}
+	for _, r := range [][]types.Datum{row("b", types.NewInt64(1)), row("z", types.Null), row("a", types.NewInt64(1)),
+		row("c", types.NewInt64(5)), row("d", types.NewInt64(3))} {
+		if err := acc.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := acc.Retract(row("d", types.NewInt64(3))); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := New(spec)
+	if err := again.LoadState(acc.AppendState(nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []Accumulator{acc, again} {
+		got, err := a.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Str() != "c,a,b,z" {
+			t.Fatalf("string_agg ORDER BY k DESC NULLS LAST: %q, want c,a,b,z", got.Str())
+		}
+	}
+}

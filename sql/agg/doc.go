@@ -22,12 +22,17 @@
 //     float addition in the last bit;
 //   - min, max and DISTINCT keep the multiset of values seen (value ->
 //     count), so retracting the current extreme finds the next one;
-//   - bool_and and bool_or keep counts of TRUE and FALSE.
+//   - bool_and and bool_or keep counts of TRUE and FALSE;
+//   - percentile_cont and percentile_disc (ordered-set aggregates, the
+//     value then the fraction as arguments) keep the multiset of values
+//     and find the ranks they need at Result.
 //
 // Invariant agg-order-free: an accumulator's result depends only on the
 // multiset of values added minus those retracted, never on their order
 // (DESIGN.md "Later: commit ahead of the checkpoint" needs this).
-// string_agg therefore joins values in their sort order, not arrival order.
+// string_agg therefore joins values in their sort order, not arrival order;
+// with ORDER BY inside the call (Spec.Order) in that order, ties in the
+// values' sort order.
 //
 // # State
 //

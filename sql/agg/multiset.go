@@ -2,10 +2,12 @@ package agg
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 	"strings"
 
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/sqlerr"
 )
 
 // multiset holds tuples of values with their multiplicities, sorted by the
@@ -15,7 +17,10 @@ import (
 // find the next value when one is retracted; keeping every representation
 // makes the choice among equal values independent of arrival order.
 type multiset struct {
-	types   []types.Type
+	types []types.Type
+	// order gives the direction of the first len(order) columns (a
+	// NULL sorts by NullsFirst); the others sort ascending.
+	order   []OrderKey
 	entries []entry // sorted by key
 }
 
@@ -29,6 +34,22 @@ type entry struct {
 func (m *multiset) keyOf(vals []types.Datum) (key, full string) {
 	var k []byte
 	for i, v := range vals {
+		if i < len(m.order) {
+			o := m.order[i]
+			switch {
+			case v.IsNull() && o.NullsFirst:
+				k = append(k, 0)
+			case v.IsNull():
+				k = append(k, 2)
+			default:
+				dir := types.Ascending
+				if o.Desc {
+					dir = types.Descending
+				}
+				k = types.AppendKeyOrdered(append(k, 1), v, m.types[i], dir)
+			}
+			continue
+		}
 		k = types.AppendKey(k, v, m.types[i])
 	}
 	n := len(k)
@@ -143,6 +164,7 @@ func (x *extreme) LoadState(b []byte) error {
 // order (ties broken by delimiter), each but the first preceded by its
 // delimiter; a NULL delimiter is empty, NULL values are skipped.
 type stringAgg struct {
+	keys int // ORDER BY keys, the first columns of vals
 	vals multiset
 }
 
@@ -151,7 +173,8 @@ func (s *stringAgg) args(a []types.Datum) []types.Datum {
 	if d.IsNull() {
 		d = types.NewText("")
 	}
-	return []types.Datum{types.NewText(v.Str()), types.NewText(d.Str())}
+	out := append(make([]types.Datum, 0, s.keys+2), a[2:2+s.keys]...)
+	return append(out, types.NewText(v.Str()), types.NewText(d.Str()))
 }
 
 func (s *stringAgg) Add(a []types.Datum) error {
@@ -179,9 +202,9 @@ func (s *stringAgg) Result() (types.Datum, error) {
 	for _, e := range s.vals.entries {
 		for range e.n {
 			if !first {
-				b.WriteString(e.vals[1].Str())
+				b.WriteString(e.vals[s.keys+1].Str())
 			}
-			b.WriteString(e.vals[0].Str())
+			b.WriteString(e.vals[s.keys].Str())
 			first = false
 		}
 	}
@@ -277,4 +300,80 @@ func (d *distinct) LoadState(b []byte) error {
 		return corrupt("bad inner state length")
 	}
 	return d.inner.LoadState(r.b[k:])
+}
+
+// percentile is percentile_cont and percentile_disc (f) WITHIN GROUP
+// (ORDER BY x): the multiset of (x, f) pairs of non-NULL x, sorted by x
+// (f is the same in every row, Postgres evaluates it once). percentile_cont
+// interpolates linearly between the values at ranks floor and ceil of
+// f * (n - 1); percentile_disc is the first value whose rank reaches
+// f * n. A NULL f gives NULL; f outside [0, 1] is an error (22003).
+type percentile struct {
+	disc bool
+	vals multiset
+}
+
+func (p *percentile) Add(a []types.Datum) error {
+	if a[0].IsNull() {
+		return nil
+	}
+	_, err := p.vals.add(a[:2], 1)
+	return err
+}
+
+func (p *percentile) Retract(a []types.Datum) error {
+	if a[0].IsNull() {
+		return nil
+	}
+	_, err := p.vals.add(a[:2], -1)
+	return err
+}
+
+// at returns the value of 0-based rank r.
+func (p *percentile) at(r int64) types.Datum {
+	for _, e := range p.vals.entries {
+		if r < e.n {
+			return e.vals[0]
+		}
+		r -= e.n
+	}
+	return types.Null
+}
+
+func (p *percentile) Result() (types.Datum, error) {
+	es := p.vals.entries
+	if len(es) == 0 || es[0].vals[1].IsNull() {
+		return types.Null, nil
+	}
+	f := es[0].vals[1].Float64()
+	if f < 0 || f > 1 || math.IsNaN(f) {
+		return types.Null, sqlerr.New(sqlerr.NumericValueOutOfRange, "percentile value %g is not between 0 and 1", f)
+	}
+	var n int64
+	for _, e := range es {
+		n += e.n
+	}
+	if p.disc {
+		r := int64(math.Ceil(f * float64(n)))
+		if r < 1 {
+			r = 1
+		}
+		return p.at(r - 1), nil
+	}
+	pos := f * float64(n-1)
+	lo, hi := int64(math.Floor(pos)), int64(math.Ceil(pos))
+	a := p.at(lo).Float64()
+	if lo == hi {
+		return types.NewFloat64(a), nil
+	}
+	b := p.at(hi).Float64()
+	return types.NewFloat64(a + (b-a)*(pos-float64(lo))), nil
+}
+
+func (p *percentile) AppendState(dst []byte) []byte { return p.vals.appendState(dst) }
+
+func (p *percentile) LoadState(b []byte) error {
+	r := reader{b: b}
+	p.vals.loadState(&r)
+	return r.done()
 }

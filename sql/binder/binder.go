@@ -32,6 +32,35 @@ type Binder struct {
 	// hint holds the target column types of an INSERT for its top query;
 	// set by BindInsertSource, taken by the first query bound.
 	hint []types.Type
+	// litLocs holds the location of each quoted string literal bound
+	// (an unknown-typed Const): an input-syntax error of its coercion
+	// points at the literal, as Postgres's does, not at the operator or
+	// function that coerced it.
+	litLocs map[*expr.Const]int32
+	// ctes are the common table expressions in scope, innermost first.
+	ctes *cteFrame
+}
+
+// cteFrame is one WITH query in scope. A reference binds its query anew
+// (the CTE is inlined, as Postgres inlines a CTE referenced once that is
+// not MATERIALIZED; for a view, two references are two reads of the same
+// inputs), with only the CTEs defined before it in scope (outer).
+type cteFrame struct {
+	cte   *pg_query.CommonTableExpr
+	outer *cteFrame
+}
+
+// lookupCTE finds the CTE that an unqualified relation name refers to.
+func (b *Binder) lookupCTE(rv *pg_query.RangeVar) *cteFrame {
+	if rv.GetSchemaname() != "" {
+		return nil
+	}
+	for f := b.ctes; f != nil; f = f.outer {
+		if f.cte.GetCtename() == rv.GetRelname() {
+			return f
+		}
+	}
+	return nil
 }
 
 // New returns a binder for statements parsed from sqlText (used to turn

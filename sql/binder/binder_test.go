@@ -155,7 +155,7 @@ func TestBindErrors(t *testing.T) {
 		{"SELECT a + true FROM t", sqlerr.UndefinedFunction, "operator does not exist: +(integer, boolean)", 10},
 		{"SELECT a FROM t WHERE a", sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type integer", 0},
 		{"SELECT 'abc'::int", sqlerr.InvalidTextRepresentation, `invalid input syntax for type integer: "abc"`, 0},
-		{"SELECT a FROM t WHERE a IN (SELECT 1)", sqlerr.FeatureNotSupported, "subqueries in expressions are not supported", 25},
+		{"SELECT a FROM t WHERE a IN (SELECT 1) OR a = 2", sqlerr.FeatureNotSupported, "subqueries in expressions are not supported", 25},
 		{"SELECT no_such_fn(a) FROM t", sqlerr.UndefinedFunction, "function no_such_fn(integer) does not exist", 8},
 		{"SELECT * FROM TUMBLE(bid, bidder, INTERVAL '1' MINUTE)", sqlerr.DatatypeMismatch, "the time column of TUMBLE must be a timestamp, not bigint", 27},
 	} {

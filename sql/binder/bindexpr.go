@@ -275,7 +275,12 @@ func (b *Binder) bindConst(c *pg_query.A_Const) (expr.Expr, error) {
 		}
 		return &expr.Const{Value: v, Typ: types.Numeric}, nil
 	case c.GetSval() != nil:
-		return &expr.Const{Value: types.NewText(c.GetSval().GetSval()), Typ: types.Unknown}, nil
+		k := &expr.Const{Value: types.NewText(c.GetSval().GetSval()), Typ: types.Unknown}
+		if b.litLocs == nil {
+			b.litLocs = map[*expr.Const]int32{}
+		}
+		b.litLocs[k] = c.GetLocation()
+		return k, nil
 	case c.GetBoolval() != nil:
 		return &expr.Const{Value: types.NewBool(c.GetBoolval().GetBoolval()), Typ: types.Bool}, nil
 	}
@@ -575,6 +580,7 @@ func (b *Binder) bindCase(ce *pg_query.CaseExpr, ec exprCtx) (expr.Expr, error) 
 var aggNames = map[string]bool{
 	"count": true, "sum": true, "avg": true, "min": true, "max": true,
 	"bool_and": true, "bool_or": true, "every": true, "string_agg": true,
+	"percentile_cont": true, "percentile_disc": true,
 }
 
 func (b *Binder) bindFuncCall(fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, error) {
@@ -623,8 +629,57 @@ func (b *Binder) bindAggregate(name string, fc *pg_query.FuncCall, ec exprCtx) (
 	} else if name != "count" {
 		return nil, b.errAt(loc, sqlerr.SyntaxError, "%s(*) is not allowed", name)
 	}
-	if len(fc.GetAggOrder()) > 0 {
-		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "ORDER BY inside an aggregate is not supported")
+	// The ordered-set aggregates percentile_cont(f) and percentile_disc(f)
+	// WITHIN GROUP (ORDER BY x) take x, then f (DOUBLE PRECISION; x too
+	// for percentile_cont).
+	if name == "percentile_cont" || name == "percentile_disc" {
+		if !fc.GetAggWithinGroup() || len(fc.GetAggOrder()) != 1 || len(args) != 1 {
+			return nil, b.errAt(loc, sqlerr.WrongObjectType, "%s is an ordered-set aggregate: %s(fraction) WITHIN GROUP (ORDER BY expression)", name, name)
+		}
+		sb := fc.GetAggOrder()[0].GetSortBy()
+		if sb.GetSortbyDir() == pg_query.SortByDir_SORTBY_DESC {
+			return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "%s WITHIN GROUP (ORDER BY ... DESC) is not supported", name)
+		}
+		x, err := b.bindExpr(sb.GetNode(), inner)
+		if err != nil {
+			return nil, err
+		}
+		if name == "percentile_cont" || isUnknownLiteral(x) {
+			t := types.Float64
+			if name == "percentile_disc" {
+				t = types.Text
+			}
+			if x, err = b.coerce(x, t, false, loc); err != nil {
+				return nil, err
+			}
+		}
+		f, err := b.coerce(args[0], types.Float64, false, loc)
+		if err != nil {
+			return nil, err
+		}
+		args = []expr.Expr{x, f}
+	} else if fc.GetAggWithinGroup() {
+		return nil, b.errAt(loc, sqlerr.WrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", name)
+	}
+	// ORDER BY inside the call orders string_agg's values; the other
+	// aggregates do not depend on their input's order, so it is dropped.
+	var order []plan.SortKey
+	if name == "string_agg" && !fc.GetAggWithinGroup() {
+		for _, n := range fc.GetAggOrder() {
+			sb := n.GetSortBy()
+			k := sortKeyOf(sb)
+			e, err := b.bindExpr(sb.GetNode(), inner)
+			if err != nil {
+				return nil, err
+			}
+			if isUnknownLiteral(e) {
+				if e, err = b.coerce(e, types.Text, false, loc); err != nil {
+					return nil, err
+				}
+			}
+			k.Expr = e
+			order = append(order, k)
+		}
 	}
 	if name == "every" {
 		name = "bool_and"
@@ -642,11 +697,16 @@ func (b *Binder) bindAggregate(name string, fc *pg_query.FuncCall, ec exprCtx) (
 	for i, a := range args {
 		ts[i] = a.Type()
 	}
-	rt, rerr := agg.Spec{Func: name, Args: ts}.ResultType()
-	if rerr != nil || (name != "count" && name != "string_agg" && len(args) != 1) || (name == "count" && len(args) > 1) {
+	spec := agg.Spec{Func: name, Args: ts}
+	for _, k := range order {
+		spec.Args = append(spec.Args, k.Expr.Type())
+		spec.Order = append(spec.Order, agg.OrderKey{Desc: k.Desc, NullsFirst: k.NullsFirst})
+	}
+	rt, rerr := spec.ResultType()
+	if rerr != nil || (name != "count" && name != "string_agg" && !strings.HasPrefix(name, "percentile_") && len(args) != 1) || (name == "count" && len(args) > 1) {
 		return nil, b.errAt(loc, sqlerr.UndefinedFunction, "function %s does not exist", describeTypes(name, ts))
 	}
-	call := plan.AggCall{Func: name, Args: args, Distinct: fc.GetAggDistinct(), Type: rt}
+	call := plan.AggCall{Func: name, Args: args, Distinct: fc.GetAggDistinct(), Order: order, Type: rt}
 	if f := fc.GetAggFilter(); f != nil {
 		pred, err := b.bindBool(f, exprCtx{scope: ec.scope, clause: "FILTER"}, loc)
 		if err != nil {

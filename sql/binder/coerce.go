@@ -42,6 +42,9 @@ func (b *Binder) coerce(e expr.Expr, to types.Type, explicit bool, loc int32) (e
 		}
 		v, err := types.ParseText(to, c.Value.Str(), b.ctx.Location())
 		if err != nil {
+			if l, ok := b.litLocs[c]; ok && l >= 0 {
+				loc = l
+			}
 			return nil, b.atLoc(loc, sqlerr.From(err))
 		}
 		return &expr.Const{Value: v, Typ: to}, nil

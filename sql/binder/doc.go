@@ -19,6 +19,28 @@
 // 42803 "must appear in the GROUP BY clause or be used in an aggregate
 // function".
 //
+// # Subqueries
+//
+// EXISTS, NOT EXISTS, IN and NOT IN subqueries that are conjuncts of WHERE become
+// joins with the subquery's distinct correlation keys, and a scalar
+// subquery of one aggregate in the select list a left join with the
+// subquery grouped by those keys (subquery.go has the rules); other
+// subqueries are 0A000.
+//
+// # Grouping sets
+//
+// GROUP BY ROLLUP, CUBE and GROUPING SETS bind as the UNION ALL of one
+// grouped query per set, the grouping expressions outside the set a NULL
+// of their type (groupingsets.go); GROUPING() is 0A000.
+//
+// # WITH
+//
+// A non-recursive WITH query is inlined: each reference to it in FROM
+// binds its query anew, with the WITH queries defined before it in scope
+// (so WITH w AS (SELECT * FROM w) reads the table w), renamed by its
+// column list and the reference's alias. For a view this reads the inputs
+// once per reference, as two subqueries would. WITH RECURSIVE is 0A000.
+//
 // # Literals
 //
 // As in Postgres, an integer literal is INTEGER if it fits, else BIGINT,
@@ -36,7 +58,14 @@
 // AND N, ANDed with anything else). It binds to a plan.TopN between the
 // subquery's FROM/WHERE/GROUP BY/HAVING and its projection; topn.go tells
 // which bounds the TopN absorbs and when the row number is a column.
-// ROW_NUMBER() elsewhere and every other window function are 0A000.
+// ROW_NUMBER() elsewhere and window functions with ORDER BY are 0A000;
+// an aggregate over a whole partition, agg(...) OVER (PARTITION BY ...),
+// is a join with the query's own aggregation by the partition keys
+// (window.go).
+// SELECT DISTINCT ON (...) ... ORDER BY ... is a TopN of one row per
+// DISTINCT ON group over the projection; its ORDER BY must start with the
+// DISTINCT ON expressions (42P10) and must be there (0A000: the row kept
+// would not be defined).
 //
 // # Parameters
 //

@@ -49,6 +49,29 @@ func (b *Binder) checkDuplicateAliases(l, r *scope, loc int32) error {
 
 func (b *Binder) bindFromItem(n *pg_query.Node) (plan.Node, *scope, error) {
 	switch {
+	case n.GetRangeVar() != nil && b.lookupCTE(n.GetRangeVar()) != nil:
+		rv := n.GetRangeVar()
+		f := b.lookupCTE(rv)
+		saved := b.ctes
+		b.ctes = f.outer
+		sub, err := b.bindQuery(f.cte.GetCtequery())
+		b.ctes = saved
+		if err != nil {
+			return nil, nil, err
+		}
+		sc := scopeOf(sub)
+		alias := rv.GetAlias().GetAliasname()
+		if alias == "" {
+			alias = f.cte.GetCtename()
+		}
+		sc.requalify(alias)
+		if err := b.renameColumns(sc, &pg_query.Alias{Aliasname: f.cte.GetCtename(), Colnames: f.cte.GetAliascolnames()}, f.cte.GetLocation()); err != nil {
+			return nil, nil, err
+		}
+		if err := b.renameColumns(sc, rv.GetAlias(), rv.GetLocation()); err != nil {
+			return nil, nil, err
+		}
+		return sub, sc, nil
 	case n.GetRangeVar() != nil:
 		rv := n.GetRangeVar()
 		rel, err := b.cat.Relation(relName(rv))
@@ -138,10 +161,9 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 			}
 		}
 	}
+	var merged []expr.Expr // FULL JOIN USING: COALESCE of each pair
+	var mergedCols []scopeCol
 	if len(using) > 0 {
-		if kind == plan.FullJoin {
-			return nil, nil, b.errAt(rloc, sqlerr.FeatureNotSupported, "FULL JOIN with USING or NATURAL is not supported; use ON")
-		}
 		var conds []expr.Expr
 		for _, name := range using {
 			li, err := b.resolve(ls, "", name, rloc)
@@ -160,8 +182,18 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 			}
 			conds = append(conds, eq)
 			// The merged column is the left one (the right one for a right
-			// join); hide the other from unqualified names and *.
-			if kind == plan.RightJoin {
+			// join; for a full join COALESCE of both, put first); hide
+			// the others from unqualified names and *.
+			if kind == plan.FullJoin {
+				es, t, err := b.coerceAll([]expr.Expr{l, r}, "JOIN/USING", rloc)
+				if err != nil {
+					return nil, nil, err
+				}
+				merged = append(merged, &expr.Coalesce{Args: es, Typ: t})
+				mergedCols = append(mergedCols, scopeCol{name: name, typ: t})
+				sc.cols[li].hidden = true
+				sc.cols[len(ls.cols)+ri].hidden = true
+			} else if kind == plan.RightJoin {
 				sc.cols[li].hidden = true
 			} else {
 				sc.cols[len(ls.cols)+ri].hidden = true
@@ -177,7 +209,21 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 			return nil, nil, err
 		}
 	}
-	node := plan.NewJoin(kind, left, right, on)
+	var node plan.Node = plan.NewJoin(kind, left, right, on)
+	if len(merged) > 0 {
+		// The merged columns, then every column of the join (the sides'
+		// own columns stay reachable by qualified name).
+		p := &plan.Project{Input: node, Exprs: merged}
+		for _, c := range mergedCols {
+			p.Cols = append(p.Cols, plan.Column{Name: c.name, Type: c.typ})
+		}
+		for i, c := range node.Schema() {
+			p.Exprs = append(p.Exprs, &expr.ColumnRef{Index: i, Typ: c.Type, Name: c.Name})
+			p.Cols = append(p.Cols, c)
+		}
+		node = p
+		sc = &scope{cols: append(mergedCols, sc.cols...)}
+	}
 	if a := j.GetAlias(); a != nil {
 		sc.requalify(a.GetAliasname())
 		if err := b.renameColumns(sc, a, rloc); err != nil {

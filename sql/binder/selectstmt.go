@@ -38,14 +38,24 @@ func (b *Binder) hinted(e expr.Expr, hint []types.Type, i int, loc int32) (expr.
 // TopN (see topn.go).
 func (b *Binder) bindSelect(sel *pg_query.SelectStmt, tn *topNSpec) (plan.Node, error) {
 	hint := b.takeHint()
-	if len(sel.GetWithClause().GetCtes()) > 0 {
-		return nil, b.errAt(sel.GetWithClause().GetLocation(), sqlerr.FeatureNotSupported, "WITH is not supported in views yet")
+	if w := sel.GetWithClause(); len(w.GetCtes()) > 0 {
+		if w.GetRecursive() {
+			return nil, b.errAt(w.GetLocation(), sqlerr.FeatureNotSupported, "WITH RECURSIVE is not supported")
+		}
+		saved := b.ctes
+		defer func() { b.ctes = saved }()
+		for _, n := range w.GetCtes() {
+			b.ctes = &cteFrame{cte: n.GetCommonTableExpr(), outer: b.ctes}
+		}
 	}
 	switch sel.GetOp() {
-	case pg_query.SetOperation_SETOP_UNION:
-		return b.bindUnion(sel)
-	case pg_query.SetOperation_SETOP_INTERSECT, pg_query.SetOperation_SETOP_EXCEPT:
-		return nil, b.errAt(deepLoc(sel.GetRarg()), sqlerr.FeatureNotSupported, "INTERSECT and EXCEPT are not supported")
+	case pg_query.SetOperation_SETOP_UNION, pg_query.SetOperation_SETOP_INTERSECT, pg_query.SetOperation_SETOP_EXCEPT:
+		return b.bindSetOp(sel)
+	}
+	if sets, err := b.groupingSets(sel); err != nil {
+		return nil, err
+	} else if sets != nil && tn == nil {
+		return b.bindGroupingSets(sel, sets)
 	}
 	if len(sel.GetValuesLists()) > 0 {
 		return b.bindValues(sel, hint)
@@ -85,11 +95,54 @@ func (b *Binder) bindSelect(sel *pg_query.SelectStmt, tn *topNSpec) (plan.Node, 
 
 	// WHERE
 	if w := where; w != nil {
-		pred, err := b.bindBool(w, exprCtx{scope: sc, clause: "WHERE"}, nodeLoc(w))
-		if err != nil {
-			return nil, err
+		// Conjuncts that are EXISTS or IN subqueries become joins
+		// (subquery.go) after the filter of the others.
+		var preds []expr.Expr
+		var subs, rest []*pg_query.Node
+		for _, c := range conjuncts(w) {
+			if isSubLinkConjunct(c) {
+				subs = append(subs, c)
+			} else {
+				rest = append(rest, c)
+			}
 		}
-		input = &plan.Filter{Input: input, Pred: pred}
+		// The other conjuncts bind as one AND, so that constant folding
+		// sees them together (k / 0 = 1 AND false is FALSE, no error).
+		var others *pg_query.Node
+		switch {
+		case len(subs) == 0:
+			others = w
+		case len(rest) == 1:
+			others = rest[0]
+		case len(rest) > 1:
+			others = &pg_query.Node{Node: &pg_query.Node_BoolExpr{BoolExpr: &pg_query.BoolExpr{
+				Boolop: pg_query.BoolExprType_AND_EXPR, Args: rest, Location: -1}}}
+		}
+		if others != nil {
+			pred, err := b.bindBool(others, exprCtx{scope: sc, clause: "WHERE"}, nodeLoc(others))
+			if err != nil {
+				return nil, err
+			}
+			preds = append(preds, pred)
+		}
+		input = filterAll(input, preds)
+		preds = nil
+		for _, c := range subs {
+			joined, ok, err := b.semiJoin(c, input, sc)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				input = joined
+				continue
+			}
+			pred, err := b.bindBool(c, exprCtx{scope: sc, clause: "WHERE"}, nodeLoc(c))
+			if err != nil {
+				return nil, err
+			}
+			preds = append(preds, pred)
+		}
+		input = filterAll(input, preds)
 	}
 
 	// Select list, with aggregates collected.
@@ -98,7 +151,20 @@ func (b *Binder) bindSelect(sel *pg_query.SelectStmt, tn *topNSpec) (plan.Node, 
 	if tn != nil {
 		win = tn.fc
 	}
-	targets, winIdx, err := b.bindTargets(sel.GetTargetList(), sc, aggs, win)
+	targetList := sel.GetTargetList()
+	var err error
+	if tn == nil {
+		if targetList, input, sc, err = b.windowAggregates(targetList, input, sc, len(sel.GetGroupClause()) > 0); err != nil {
+			return nil, err
+		}
+	}
+	if targetList, input, sc, err = b.scalarSubqueries(targetList, input, sc); err != nil {
+		return nil, err
+	}
+	if win != nil && len(targetList) > 0 && targetList[0] != sel.GetTargetList()[0] {
+		return nil, b.errAt(win.GetLocation(), sqlerr.FeatureNotSupported, "ROW_NUMBER() with a scalar subquery in the same select list is not supported")
+	}
+	targets, winIdx, err := b.bindTargets(targetList, sc, aggs, win)
 	if err != nil {
 		return nil, err
 	}
@@ -150,6 +216,35 @@ func (b *Binder) bindSelect(sel *pg_query.SelectStmt, tn *topNSpec) (plan.Node, 
 			hiddenLocs = append(hiddenLocs, nodeLoc(sb.GetNode()))
 		}
 		sortKeys = append(sortKeys, key)
+	}
+
+	// DISTINCT ON: output columns by ordinal or name, else expressions
+	// over the input, computed as hidden columns like ORDER BY's.
+	var distinctOn []int // columns of the projection
+	if d := sel.GetDistinctClause(); len(d) > 0 && d[0] != nil && d[0].GetNode() != nil {
+		for _, n := range d {
+			if c := n.GetAConst(); c != nil {
+				i, _, err := b.outputRef(n, targets, "DISTINCT ON")
+				if err != nil {
+					return nil, err
+				}
+				distinctOn = append(distinctOn, i)
+				continue
+			}
+			if i, ok, err := b.outputRef(n, targets, "ORDER BY"); err != nil {
+				return nil, err
+			} else if ok {
+				distinctOn = append(distinctOn, i)
+				continue
+			}
+			e, err := b.bindExpr(n, exprCtx{scope: sc, aggs: aggs, clause: "DISTINCT ON"})
+			if err != nil {
+				return nil, err
+			}
+			distinctOn = append(distinctOn, len(targets)+len(hidden))
+			hidden = append(hidden, e)
+			hiddenLocs = append(hiddenLocs, nodeLoc(n))
+		}
 	}
 
 	// Grouping: rewrite select list, HAVING and hidden sort columns over
@@ -230,10 +325,16 @@ func (b *Binder) bindSelect(sel *pg_query.SelectStmt, tn *topNSpec) (plan.Node, 
 	var out plan.Node = proj
 
 	// DISTINCT
-	if d := sel.GetDistinctClause(); len(d) > 0 {
-		if len(d) > 1 || d[0] != nil && d[0].GetNode() != nil {
-			return nil, b.errAt(nodeLoc(d[0]), sqlerr.FeatureNotSupported, "DISTINCT ON is not supported")
+	if d := sel.GetDistinctClause(); len(distinctOn) > 0 {
+		top, err := b.distinctOn(proj, distinctOn, sortKeys, nodeLoc(d[0]))
+		if err != nil {
+			return nil, err
 		}
+		out = top
+		if sel.GetLimitCount() == nil && sel.GetLimitOffset() == nil {
+			sortKeys = nil // the order chose each group's row; a view's rows have none
+		}
+	} else if len(d) > 0 {
 		if len(hidden) > 0 {
 			return nil, b.errAt(hiddenLocs[0], sqlerr.InvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 		}
@@ -273,6 +374,43 @@ func (b *Binder) bindSelect(sel *pg_query.SelectStmt, tn *topNSpec) (plan.Node, 
 		out = final
 	}
 	return out, nil
+}
+
+// distinctOn binds SELECT DISTINCT ON (...) ... ORDER BY ...: a TopN of
+// one row per partition of the DISTINCT ON columns (positions in proj),
+// in the ORDER BY order, which must begin with the DISTINCT ON
+// expressions (42P10, as in Postgres). Without ORDER BY the row kept is
+// not defined, which a view cannot have (0A000).
+func (b *Binder) distinctOn(proj *plan.Project, on []int, order []plan.SortKey, loc int32) (plan.Node, error) {
+	if len(order) == 0 {
+		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "DISTINCT ON without ORDER BY keeps an undefined row of each group, which a view cannot hold; add an ORDER BY")
+	}
+	onText := map[string]bool{}
+	for _, c := range on {
+		onText[proj.Exprs[c].String()] = true
+	}
+	for i := range min(len(on), len(order)) {
+		c := order[i].Expr.(*expr.ColumnRef).Index
+		if !onText[proj.Exprs[c].String()] {
+			return nil, b.errAt(loc, sqlerr.InvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions")
+		}
+	}
+	top := &plan.TopN{Input: proj, Order: order, N: 1, Cols: proj.Schema()}
+	for _, c := range on {
+		top.Partition = append(top.Partition, &expr.ColumnRef{Index: c, Typ: proj.Cols[c].Type, Name: proj.Cols[c].Name})
+	}
+	return top, nil
+}
+
+// filterAll filters n by the conjunction of preds (n itself when none).
+func filterAll(n plan.Node, preds []expr.Expr) plan.Node {
+	switch len(preds) {
+	case 0:
+		return n
+	case 1:
+		return &plan.Filter{Input: n, Pred: preds[0]}
+	}
+	return &plan.Filter{Input: n, Pred: &expr.And{Args: preds}}
 }
 
 // resolvedType is e's type, with an unknown literal resolved to TEXT as a
@@ -425,7 +563,14 @@ func derivedName(n *pg_query.Node) string {
 // column: an integer ordinal, or a bare name equal to a select-list alias
 // (Postgres prefers output names in ORDER BY, input names in GROUP BY; the
 // caller passes which).
+//
+// A constant that is not an integer is refused with 42601, as Postgres's
+// findTargetlistEntrySQL92 refuses it ("non-integer constant in GROUP
+// BY"): grouping or ordering by a constant means nothing.
 func (b *Binder) outputRef(n *pg_query.Node, targets []target, clause string) (int, bool, error) {
+	if c := n.GetAConst(); c != nil && c.GetIval() == nil {
+		return 0, false, b.errAt(c.GetLocation(), sqlerr.SyntaxError, "non-integer constant in %s", clause)
+	}
 	if c := n.GetAConst(); c != nil && c.GetIval() != nil {
 		i := int(c.GetIval().GetIval())
 		if i < 1 || i > len(targets) {
@@ -493,6 +638,12 @@ func (b *Binder) ungroupedTarget(t target) (expr.Expr, error) {
 	if hasAgg {
 		return nil, b.errAt(t.loc, sqlerr.GroupingError, "aggregate functions are not allowed in GROUP BY")
 	}
+	if isUnknownLiteral(t.e) {
+		// A quoted string or NULL in the select list is TEXT (Postgres
+		// resolves unknown output columns to text); grouped by its
+		// ordinal it is a TEXT key, which the operators can hold.
+		return b.coerce(t.e, types.Text, false, t.loc)
+	}
 	return t.e, nil
 }
 
@@ -526,13 +677,29 @@ func (b *Binder) regroup(e expr.Expr, groupBy []expr.Expr, loc int32) (expr.Expr
 	return expr.WithChildren(e, nk), nil
 }
 
-func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
+// bindSetOp binds UNION [ALL], INTERSECT and EXCEPT. UNION ALL is a
+// plan.Union of both sides (cast to their common column types); UNION a
+// grouping of it by every column. INTERSECT and EXCEPT tag each side's
+// rows (two BOOLEAN columns: from the left, from the right), group the
+// union by every other column counting each side's rows, keep the groups
+// with rows on both sides (INTERSECT) or only on the left (EXCEPT) and
+// drop the counts: each distinct row once, NULLs equal to NULLs, as SQL's
+// set operations compare rows. Their ALL forms repeat each row min(l, r)
+// or l - r times (intersectExcept).
+func (b *Binder) bindSetOp(sel *pg_query.SelectStmt) (plan.Node, error) {
+	op := "UNION"
+	switch sel.GetOp() {
+	case pg_query.SetOperation_SETOP_INTERSECT:
+		op = "INTERSECT"
+	case pg_query.SetOperation_SETOP_EXCEPT:
+		op = "EXCEPT"
+	}
 	if len(sel.GetSortClause()) > 0 || sel.GetLimitCount() != nil {
 		loc := nodeLoc(sel.GetLimitCount())
 		if len(sel.GetSortClause()) > 0 {
 			loc = nodeLoc(sel.GetSortClause()[0])
 		}
-		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "ORDER BY and LIMIT on a UNION are not supported")
+		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "ORDER BY and LIMIT on a %s are not supported", op)
 	}
 	l, err := b.bindSelectStmt(sel.GetLarg())
 	if err != nil {
@@ -544,7 +711,7 @@ func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
 	}
 	ls, rs := l.Schema(), r.Schema()
 	if len(ls) != len(rs) {
-		return nil, b.errAt(deepLoc(sel.GetRarg()), sqlerr.SyntaxError, "each UNION query must have the same number of columns")
+		return nil, b.errAt(deepLoc(sel.GetRarg()), sqlerr.SyntaxError, "each %s query must have the same number of columns", op)
 	}
 	// Unify column types pairwise; cast each side where needed.
 	lp := &plan.Project{Input: l}
@@ -553,7 +720,7 @@ func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
 	for i := range ls {
 		le := expr.Expr(&expr.ColumnRef{Index: i, Typ: ls[i].Type, Name: ls[i].Name})
 		re := expr.Expr(&expr.ColumnRef{Index: i, Typ: rs[i].Type, Name: rs[i].Name})
-		es, t, err := b.coerceAll([]expr.Expr{le, re}, "UNION", deepLoc(sel.GetRarg()))
+		es, t, err := b.coerceAll([]expr.Expr{le, re}, op, deepLoc(sel.GetRarg()))
 		if err != nil {
 			return nil, err
 		}
@@ -562,11 +729,106 @@ func (b *Binder) bindUnion(sel *pg_query.SelectStmt) (plan.Node, error) {
 		lp.Cols, rp.Cols = append(lp.Cols, col), append(rp.Cols, col)
 		u.Cols = append(u.Cols, col)
 	}
+	if op != "UNION" {
+		return b.intersectExcept(op, sel.GetAll(), lp, rp, u)
+	}
 	u.Ins = []plan.Node{lp, rp}
 	if !sel.GetAll() {
 		return distinct(u), nil
 	}
 	return u, nil
+}
+
+// intersectExcept finishes bindSetOp for INTERSECT and EXCEPT [ALL] over
+// the projections lp and rp of both sides and the union u of their
+// columns. The ALL forms repeat each row min(l, r) (INTERSECT ALL) or
+// l - r (EXCEPT ALL) times, l and r its counts on each side (a Repeat).
+func (b *Binder) intersectExcept(op string, all bool, lp, rp *plan.Project, u *plan.Union) (plan.Node, error) {
+	n := len(u.Cols)
+	yes := &expr.Const{Value: types.NewBool(true), Typ: types.Bool}
+	no := &expr.Const{Value: types.NewBool(false), Typ: types.Bool}
+	tags := []plan.Column{{Name: "?left?", Type: types.Bool, NotNull: true}, {Name: "?right?", Type: types.Bool, NotNull: true}}
+	lp.Exprs, lp.Cols = append(lp.Exprs, yes, no), append(lp.Cols, tags...)
+	rp.Exprs, rp.Cols = append(rp.Exprs, no, yes), append(rp.Cols, tags...)
+	u.Cols = append(u.Cols, tags...)
+	u.Ins = []plan.Node{lp, rp}
+	agg := &plan.Aggregate{Input: u}
+	for i, c := range u.Cols[:n] {
+		agg.GroupBy = append(agg.GroupBy, &expr.ColumnRef{Index: i, Typ: c.Type, Name: c.Name})
+		agg.Cols = append(agg.Cols, c)
+	}
+	for side := range 2 {
+		agg.Aggs = append(agg.Aggs, plan.AggCall{Func: "count", Type: types.Int64,
+			Filter: &expr.ColumnRef{Index: n + side, Typ: types.Bool, Name: tags[side].Name}})
+		agg.Cols = append(agg.Cols, plan.Column{Name: "?count?", Type: types.Int64, NotNull: true})
+	}
+	cmp := func(fn string, col int) (expr.Expr, error) {
+		f, _, err := b.fns.Lookup(fn, []types.Type{types.Int64, types.Int64})
+		if err != nil {
+			return nil, err
+		}
+		return expr.NewCall(f, &expr.ColumnRef{Index: col, Typ: types.Int64}, &expr.Const{Value: types.NewInt64(0), Typ: types.Int64}), nil
+	}
+	left, err := cmp(">", n)
+	if err != nil {
+		return nil, err
+	}
+	rightFn := ">"
+	if op == "EXCEPT" {
+		rightFn = "="
+	}
+	right, err := cmp(rightFn, n+1)
+	if err != nil {
+		return nil, err
+	}
+	var f *plan.Filter
+	cl := &expr.ColumnRef{Index: n, Typ: types.Int64}
+	cr := &expr.ColumnRef{Index: n + 1, Typ: types.Int64}
+	var times expr.Expr
+	switch {
+	case !all:
+		f = &plan.Filter{Input: agg, Pred: &expr.And{Args: []expr.Expr{left, right}}}
+	case op == "EXCEPT":
+		more, err := b.call(">", []expr.Expr{cl, cr}, -1)
+		if err != nil {
+			return nil, err
+		}
+		f = &plan.Filter{Input: agg, Pred: more}
+		if times, err = b.call("-", []expr.Expr{cl, cr}, -1); err != nil {
+			return nil, err
+		}
+	default:
+		f = &plan.Filter{Input: agg, Pred: &expr.And{Args: []expr.Expr{left, right}}}
+		// min(l, r) = (l + r - |l - r|) / 2
+		d, err := b.call("-", []expr.Expr{cl, cr}, -1)
+		if err == nil {
+			d, err = b.call("abs", []expr.Expr{d}, -1)
+		}
+		var sum expr.Expr
+		if err == nil {
+			sum, err = b.call("+", []expr.Expr{cl, cr}, -1)
+		}
+		if err == nil {
+			sum, err = b.call("-", []expr.Expr{sum, d}, -1)
+		}
+		if err == nil {
+			times, err = b.call("/", []expr.Expr{sum, &expr.Const{Value: types.NewInt64(2), Typ: types.Int64}}, -1)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := &plan.Project{Input: f}
+	for i, c := range u.Cols[:n] {
+		out.Exprs = append(out.Exprs, &expr.ColumnRef{Index: i, Typ: c.Type, Name: c.Name})
+		out.Cols = append(out.Cols, c)
+	}
+	if !all {
+		return out, nil
+	}
+	out.Exprs = append(out.Exprs, times)
+	out.Cols = append(out.Cols, plan.Column{Name: "?times?", Type: types.Int64})
+	return &plan.Repeat{Input: out, Cols: out.Cols[:n]}, nil
 }
 
 func (b *Binder) bindValues(sel *pg_query.SelectStmt, hint []types.Type) (plan.Node, error) {

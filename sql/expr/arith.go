@@ -99,6 +99,10 @@ func numericResult(d *apd.Decimal, cond apd.Condition, err error) (types.Datum, 
 	if err != nil || cond.Any() && cond&(apd.Overflow|apd.InvalidOperation|apd.Underflow) != 0 {
 		return types.Null, errorf(sqlerr.NumericValueOutOfRange, "value overflows numeric format")
 	}
+	if d.Form == apd.Finite && d.IsZero() {
+		// NUMERIC has no negative zero (-1.5 * 0 is 0.0, not -0.0).
+		d.Negative = false
+	}
 	return types.NewNumeric(d), nil
 }
 
@@ -412,6 +416,59 @@ func registerArithmetic(r *Registry) {
 	r.Add(&Func{Name: "-", Params: []types.Kind{types.KindInterval}, Infix: true, Strict: true, ResultKind: types.KindInterval,
 		Eval: func(_ *Context, a []types.Datum) (types.Datum, error) { return intervalNeg(a[0].Interval()) }})
 	registerDatetimeArithmetic(r)
+	registerBitwise(r)
+}
+
+// registerBitwise adds Postgres's integer bitwise operators: & | # (xor)
+// on two integers of one kind, unary ~, and << >> by an INTEGER count.
+// Shifts behave as Postgres's int2shl, int4shl, int8shl (C shifts) do on
+// the usual hardware: the count is taken modulo 32 (64 for BIGINT; a
+// SMALLINT shifts as an INTEGER, then wraps), a right shift is
+// arithmetic, and bits shifted out are lost without an error.
+func registerBitwise(r *Registry) {
+	for _, k := range intKinds {
+		k := k
+		for _, op := range []string{"&", "|", "#"} {
+			op := op
+			r.Add(binop(op, k, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+				x, y := a.Int64(), b.Int64()
+				switch op {
+				case "&":
+					return makeInt(k, x&y), nil
+				case "|":
+					return makeInt(k, x|y), nil
+				}
+				return makeInt(k, x^y), nil
+			}))
+		}
+		r.Add(&Func{Name: "~", Params: []types.Kind{k}, Infix: true, Strict: true, ResultKind: k,
+			Eval: func(_ *Context, a []types.Datum) (types.Datum, error) { return makeInt(k, ^a[0].Int64()), nil }})
+		for _, op := range []string{"<<", ">>"} {
+			left := op == "<<"
+			r.Add(&Func{Name: op, Params: []types.Kind{k, types.KindInt32}, Infix: true, Strict: true, ResultKind: k,
+				Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
+					return shift(k, a[0].Int64(), a[1].Int64(), left), nil
+				}})
+		}
+	}
+}
+
+func shift(k types.Kind, x, n int64, left bool) types.Datum {
+	if k == types.KindInt64 {
+		n &= 63
+		if left {
+			return types.NewInt64(x << n)
+		}
+		return types.NewInt64(x >> n)
+	}
+	n &= 31
+	v := int32(x)
+	if left {
+		v <<= n
+	} else {
+		v >>= n
+	}
+	return makeInt(k, int64(v))
 }
 
 // Date and time arithmetic.

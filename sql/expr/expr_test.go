@@ -272,3 +272,28 @@ func TestStatementTime(t *testing.T) {
 		t.Fatalf("round(int4) resolved to %v, %v", fn, err)
 	}
 }
+
+// NUMERIC has no negative zero: a product or difference that is zero is
+// written without a sign and encodes as the positive zero.
+func TestNumericNoNegativeZero(t *testing.T) {
+	for _, tc := range []struct{ op, a, b, want string }{
+		{"*", "-1.5", "0", "0.0"},
+		{"*", "0.00", "-2", "0.00"},
+		{"-", "-0.5", "-0.5", "0.0"},
+		{"+", "-0.5", "0.5", "0.0"},
+	} {
+		f, _, err := Builtins.Lookup(tc.op, []types.Type{types.Numeric, types.Numeric})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := types.ParseText(types.Numeric, tc.a, nil)
+		b, _ := types.ParseText(types.Numeric, tc.b, nil)
+		got, err := f.Eval(nil, []types.Datum{a, b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := types.FormatText(got, nil); s != tc.want || got.Decimal().Negative {
+			t.Errorf("%s %s %s = %s (negative %v), want %s", tc.a, tc.op, tc.b, s, got.Decimal().Negative, tc.want)
+		}
+	}
+}

@@ -27,6 +27,12 @@ type liveState struct {
 	// pending is the key of a -U waiting for its +U.
 	pending string
 	hasPend bool
+	// maxTime is the largest event time seen (when seenTime) of an
+	// append-only table with a watermark; late counts the rows dropped
+	// as late (invariant late-rows).
+	maxTime  int64
+	seenTime bool
+	late     int
 }
 
 func newLiveState(rel *plan.Relation) *liveState {
@@ -51,6 +57,10 @@ func (s *liveState) apply(c Change) error {
 	if len(s.rel.PrimaryKey) == 0 {
 		if c.Kind != types.Insert {
 			return fmt.Errorf("%s in the changelog of append-only table %s (it has no primary key)", c.Kind, s.rel.Name)
+		}
+		if s.isLate(c.Row) {
+			s.late++
+			return nil
 		}
 		s.rows[s.key(c.Row)] = c.Row
 		s.appended++
@@ -86,6 +96,26 @@ func (s *liveState) apply(c Change) error {
 		s.hasPend = false
 	}
 	return nil
+}
+
+// isLate applies the rule of stream.LateFilter to a row of an append-only
+// table with a watermark, in changelog order: a row whose event time is
+// below the largest time before it minus the delay is late; NULL is never
+// late and, like ±infinity, does not raise the largest time.
+func (s *liveState) isLate(r types.Row) bool {
+	wm := s.rel.Watermark
+	if wm == nil || r[wm.Column].IsNull() {
+		return false
+	}
+	t := r[wm.Column].Micros()
+	delay := wm.Delay.Micros + int64(wm.Delay.Days)*24*3600*1_000_000
+	if s.seenTime && t < s.maxTime-delay {
+		return true
+	}
+	if (!s.seenTime || t > s.maxTime) && t != types.TimestampInfinity && t != types.TimestampNegInfinity {
+		s.maxTime, s.seenTime = t, true
+	}
+	return false
 }
 
 func (s *liveState) pendingUpdate() error {

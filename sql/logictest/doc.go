@@ -18,7 +18,10 @@
 // them). An input with a primary key is a changelog by key, as a table or
 // a keyed source feeds a view (retract mode); one without is append-only
 // (+I only, as a source without a key), and its rows are spread over
-// source subtasks round-robin.
+// source subtasks round-robin. A watermark is allowed on an append-only
+// input only (the planner refuses one on a changelog); such an input goes
+// through source subtask 0 at every parallelism, so that the rows its
+// LateFilter drops are the same whatever the parallelism.
 //
 //	input NAME
 //	+I 1, 'a', 2.5
@@ -76,12 +79,13 @@
 // POSITION" also requires the error to point at that 1-based character
 // of the statement, as Postgres's error position does; "nooracle" marks
 // a question DuckDB cannot answer the same way (the text of floats, say),
-// which needs expected rows, and those alone judge it; "quiet" also
-// requires that no sink subtask both retracts and adds the same row in
-// one epoch (an unchanged result emits nothing).
+// which needs expected rows, and those alone judge it; "quiet" marks a
+// query written to check that an unchanged result emits nothing, which
+// the runner checks of every query (invariant quiet below).
 //
 // "skipif" keeps a query that is not compared: "unsupported" for what the
-// planner refuses today (window TVFs, Top-N, UNION ALL, subqueries, ...),
+// planner refuses today (subqueries, INTERSECT, window functions other
+// than Top-N, ...),
 // "bug" for a known wrong result, with a one-line description. Skipped
 // queries still run as a probe, and the test log says what they give, so
 // that a mark can go once the query passes.
@@ -105,6 +109,14 @@
 //     refused with their line.
 //   - view-multiset: at the end of every epoch no row has a negative
 //     count: a view never retracts a row it does not hold.
+//   - quiet: no sink subtask both retracts and adds the same row in one
+//     epoch (DESIGN.md: outputs with no net change emit nothing).
+//   - late-rows: the oracle holds no late row of an input with a
+//     watermark: a row whose event time is below the largest time before
+//     it in the changelog minus the delay is dropped, by the rule of
+//     stream.LateFilter (NULL never late, ±infinity never raising the
+//     largest time), as the job's only source subtask of that input
+//     drops it.
 //   - epoch-equal: at the end of every epoch E the view equals DuckDB's
 //     answer over the inputs' rows at E (DESIGN.md invariant 1: an epoch's
 //     changes depend only on input up to that epoch), and after the last
@@ -122,7 +134,8 @@
 // JSON parsed and printed as jsonb, intervals by their span, CHAR without
 // trailing blanks. The exact text is what expected rows check. DuckDB
 // runs with integer_division on ("/" on integers divides as integers)
-// and in the queries' time zone. Differences that remain are worked
+// and in the queries' time zone, and sorts NULLs last ascending and first
+// descending as Postgres does (default_null_order). Differences that remain are worked
 // around in the scripts' duckdb sections, each with a comment; the ones
 // met so far:
 //
@@ -145,17 +158,28 @@
 //   - DuckDB has no CHAR(n), no unconstrained NUMERIC (DECIMAL(28,6)
 //     holds the generated values), no sum(INTERVAL), no initcap, no
 //     one-argument lpad, and prints floats differently ("3.0" for "3").
-//   - A group of equal NUMERICs spelled differently shows one of the
-//     spellings in Postgres, which one is not defined; such queries use
-//     trim_scale.
+//   - Window TVFs: DuckDB's time_bucket aligns to 2000-01-03 by default:
+//     the oracle gives TIMESTAMP '1970-01-01' as origin (or the session
+//     time zone for a day window over a TIMESTAMPTZ); HOP and CUMULATE
+//     expand over range(); SESSION numbers sessions with lag().
+//   - A group of equal values spelled differently (NUMERIC 2.5 and 2.50,
+//     '1 mon' and '30 days', -0 and 0) shows one of the live spellings in
+//     Postgres, the first its hash table meets, which depends on the
+//     physical order of its input; such queries use trim_scale,
+//     justify_interval or + 0. The view's rule is defined (GroupAgg's
+//     invariant key-spelling in sql/stream).
+//   - Postgres runs FULL JOIN only on hash- or merge-joinable conditions;
+//     the postgres section of a theta FULL JOIN is a LEFT JOIN plus the
+//     unmatched right rows.
 //
 // # Random queries
 //
 // TestRandomQueries writes queries from a small grammar over a fixed
 // schema (two changelogs and an append-only input): filters, projections
 // with the functions both engines spell alike, DISTINCT, two- and
-// three-way joins of every kind with residuals, derived tables (filtered
-// or aggregated) joined back, GROUP BY with FILTERed and DISTINCT
+// three-way joins of every kind with residuals (some without an
+// equality, on a disjunction or on IS NOT DISTINCT FROM), derived tables
+// (filtered or aggregated) joined back, GROUP BY with FILTERed and DISTINCT
 // aggregates, HAVING, and an aggregate over an aggregate; each runs like
 // a corpus query (string_agg's oracle spelling orders inside the call).
 // -randseed, -randqueries and -randrows explore beyond the default 80

@@ -14,7 +14,8 @@ import (
 // subtask i of a table replays the changes of the keys that hash to i
 // (every change of a key goes through one subtask, in order, as a keyed
 // connector's split would give), one chunk per epoch, then closes the
-// epoch; the sink records each subtask's changes with the epoch they
+// epoch (an append-only table's rows go round-robin, or all through
+// subtask 0 when it has a watermark); the sink records each subtask's changes with the epoch they
 // belong to.
 type endpoints struct {
 	data *Dataset
@@ -43,10 +44,16 @@ func (e *endpoints) Source(rel *plan.Relation, subtask int) operator.Source {
 			continue
 		}
 		for _, c := range in[i] {
-			// An append-only table's rows go round-robin.
+			// An append-only table's rows go round-robin, except with
+			// a watermark: then all go through subtask 0, so that which
+			// rows are late is the same at every parallelism and is what
+			// the oracle drops (invariant late-rows).
 			part := uint64(pos)
-			if len(t.Rel.PrimaryKey) > 0 {
+			switch {
+			case len(t.Rel.PrimaryKey) > 0:
 				part = keyHash(t.Rel, c.Row)
+			case t.Rel.Watermark != nil:
+				part = 0
 			}
 			pos++
 			if part%uint64(e.par) == uint64(subtask) {

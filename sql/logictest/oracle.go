@@ -17,9 +17,13 @@ import (
 
 // oracleSettings make DuckDB answer as Postgres does where a setting can:
 // "/" on integers divides as integers (DuckDB's default gives a DOUBLE),
-// and TIMESTAMPTZ values print and convert in UTC, the views' zone.
+// NULLs sort last ascending and first descending (DuckDB's default puts
+// them last both ways; a Top-N over ORDER BY v DESC keeps NULLs first in
+// Postgres), and TIMESTAMPTZ values print and convert in UTC, the views'
+// zone.
 var oracleSettings = []string{
 	"SET GLOBAL integer_division = true",
+	"SET GLOBAL default_null_order = 'nulls_last_on_asc_first_on_desc'",
 	"SET GLOBAL TimeZone = 'UTC'",
 }
 

@@ -282,6 +282,15 @@ func (g *queryGen) from() string {
 	right := g.pick("u", "w")
 	g.rels = []string{"t", right}
 	on := "t.k = " + right + ".k"
+	switch g.rng.IntN(6) {
+	case 0:
+		// No equality: a nested-loop join.
+		on = "t.k " + g.pick("<", "<>", ">=") + " " + right + ".k + 1"
+	case 1:
+		on = "(t.k = " + right + ".k OR t.v = " + right + ".v)"
+	case 2:
+		on = "t.k IS NOT DISTINCT FROM " + right + ".k"
+	}
 	if right == "u" && g.rng.IntN(3) == 0 {
 		on += " AND t.g = u.g"
 	}

@@ -142,7 +142,10 @@ type AggCall struct {
 	Distinct bool
 	// Filter is the FILTER (WHERE ...) predicate, nil when absent.
 	Filter expr.Expr
-	Type   types.Type
+	// Order is the ORDER BY inside the call (string_agg only; the order
+	// of other aggregates' input does not change their result).
+	Order []SortKey
+	Type  types.Type
 }
 
 func (a AggCall) String() string {
@@ -159,6 +162,14 @@ func (a AggCall) String() string {
 			b.WriteString(", ")
 		}
 		b.WriteString(e.String())
+	}
+	for i, k := range a.Order {
+		if i == 0 {
+			b.WriteString(" ORDER BY ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(k.String())
 	}
 	b.WriteString(")")
 	if a.Filter != nil {
@@ -430,4 +441,21 @@ func Explain(n Node) string {
 	}
 	walk(n, 0)
 	return b.String()
+}
+
+// Repeat emits each input row Count times, without the count column (the
+// last input column, BIGINT; NULL or below one emits nothing): the
+// multiplicity of INTERSECT ALL and EXCEPT ALL.
+type Repeat struct {
+	Input Node
+	Cols  []Column
+}
+
+// Schema returns the output columns.
+func (r *Repeat) Schema() []Column { return r.Cols }
+
+// Inputs returns the child nodes.
+func (r *Repeat) Inputs() []Node { return []Node{r.Input} }
+func (r *Repeat) describe() string {
+	return "Repeat by " + r.Input.Schema()[len(r.Input.Schema())-1].Name
 }

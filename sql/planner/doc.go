@@ -24,11 +24,18 @@
 // each vertex with its mode.
 //
 // A Join becomes a Map per side that appends the join keys as columns, a
-// hash exchange of both sides on those columns, and a Join vertex; the
-// join condition must hold at least one equality between an expression
-// of the left side and one of the right (the rest stays a residual
-// predicate). Joins without one (cross joins, pure theta joins) are
-// refused.
+// hash exchange of both sides on those columns, and a Join vertex. Every
+// conjunct of ON that equates an expression of the left side with one of
+// the right (=, or IS NOT DISTINCT FROM, where NULL matches NULL) is a
+// key; the rest stays a residual predicate. Sides of the same kind whose
+// modifiers differ (NUMERIC(6,2) = NUMERIC(8,2), VARCHAR(4) = VARCHAR(8),
+// CHAR(2) = CHAR(3)) are keyed by their common type without modifiers,
+// since key bytes do not depend on modifiers. A join without any key (a
+// cross join, a theta join such as ON l.k < r.k, a disjunction, an ON
+// folded to a constant) is a nested-loop join: both sides keyed by one
+// constant into a Join of parallelism 1 whose state holds both sides, the
+// whole ON its residual (each change is tested against every row of the
+// other side).
 //
 // # Windows, Top-N, unions and late data
 //
@@ -56,7 +63,8 @@
 // Sort are refused (0A000): a view's rows have no order. Both produce
 // retract output.
 //
-// UNION ALL is one vertex with an input per branch, forward when every
+// UNION ALL is one Consolidate vertex (its output is the epoch's net
+// changes) with an input per branch, forward when every
 // branch has the same parallelism, else hashed on all columns to the
 // job's parallelism (every copy of a row takes one channel, so its +I and
 // -D keep their order); it is retract when a branch is. VALUES is a

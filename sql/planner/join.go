@@ -8,7 +8,6 @@ import (
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
-	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/sql/stream"
 )
 
@@ -60,30 +59,52 @@ func rebase(e expr.Expr, by int) expr.Expr {
 	return out
 }
 
+// join builds a join. Each conjunct of ON that equates (= or IS NOT
+// DISTINCT FROM) an expression of the left side with one of the right of
+// the same type kind is a join key; the rest is the residual predicate.
+// Without any key (a cross join, a theta join, a disjunction, an ON that
+// folded to a constant) it is a nested-loop join: both sides keyed by one
+// constant, so that every row of both sides meets in one subtask and one
+// state key, and the whole ON is the residual.
 func (b *builder) join(n *plan.Join) (stage, error) {
-	if n.On == nil {
-		return stage{}, sqlerr.New(sqlerr.FeatureNotSupported, "a streaming join needs an equality between its two sides (cross joins are not supported)")
-	}
 	lw := len(n.Left.Schema())
 	var lkeys, rkeys, residual []expr.Expr
-	for _, c := range conjuncts(n.On) {
-		call, ok := c.(*expr.Call)
-		if ok && call.Fn.Name == "=" && len(call.Args) == 2 {
-			l, r := call.Args[0], call.Args[1]
+	var nullSafe []bool
+	var on []expr.Expr
+	if n.On != nil {
+		on = conjuncts(n.On)
+	}
+	for _, c := range on {
+		var l, r expr.Expr
+		safe := false
+		switch c := c.(type) {
+		case *expr.Call:
+			if c.Fn.Name == "=" && len(c.Args) == 2 {
+				l, r = c.Args[0], c.Args[1]
+			}
+		case *expr.IsDistinctFrom:
+			if c.Negate {
+				l, r, safe = c.Left, c.Right, true
+			}
+		}
+		if l != nil {
 			ls, rs := sideOf(l, lw), sideOf(r, lw)
 			if ls == 1 && rs == 0 {
 				l, r, ls, rs = r, l, rs, ls
 			}
-			if ls == 0 && rs == 1 && l.Type() == r.Type() {
+			if ls == 0 && rs == 1 && l.Type().Kind == r.Type().Kind {
 				lkeys = append(lkeys, l)
 				rkeys = append(rkeys, rebase(r, lw))
+				nullSafe = append(nullSafe, safe)
 				continue
 			}
 		}
 		residual = append(residual, c)
 	}
-	if len(lkeys) == 0 {
-		return stage{}, sqlerr.New(sqlerr.FeatureNotSupported, "a streaming join needs an equality between an expression of each side in ON")
+	nested := len(lkeys) == 0
+	if nested {
+		one := &expr.Const{Value: types.NewBool(true), Typ: types.Bool}
+		lkeys, rkeys, nullSafe = []expr.Expr{one}, []expr.Expr{one}, []bool{false}
 	}
 	left, err := b.node(n.Left)
 	if err != nil {
@@ -93,9 +114,19 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 	if err != nil {
 		return stage{}, err
 	}
+	// The exchange and state key of an equality whose sides differ only
+	// in type modifiers (NUMERIC(6,2) = NUMERIC(8,2), VARCHAR(4) =
+	// VARCHAR(8), CHAR(2) = CHAR(3)) is the common type without
+	// modifiers: the key bytes (types.AppendKey) depend on the value and
+	// the kind only (NUMERIC by its reduced value, CHAR without trailing
+	// blanks), so equal values of both sides meet in one subtask and one
+	// state key, as Postgres's numeric_eq, texteq and bpchareq match them.
 	keyTypes := make([]types.Type, len(lkeys))
 	for i, k := range lkeys {
 		keyTypes[i] = k.Type()
+		if keyTypes[i] != rkeys[i].Type() {
+			keyTypes[i] = types.Type{Kind: keyTypes[i].Kind}
+		}
 	}
 	eval := b.opts.Eval
 	withKeys := func(in stage, keys []expr.Expr) (stage, []int) {
@@ -127,17 +158,26 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 	}
 	name := b.vertexName("join")
 	par := b.opts.Parallelism
+	if nested {
+		par = 1
+	}
 	lt, rt := left.types, right.types
 	kind := n.Kind
 	b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: name, Parallelism: par,
 		NewOperator: b.wrap("join", func(int) operator.Operator {
 			return &stream.Join{Kind: kind, LeftTypes: lt, RightTypes: rt, LeftKeys: lcols, RightKeys: rcols,
-				KeyTypes: keyTypes, Residual: res, Eval: eval}
+				KeyTypes: keyTypes, NullSafe: nullSafe, Residual: res, Eval: eval}
 		})})
 	b.job.Edges = append(b.job.Edges,
 		graph.Edge{From: lk.vertex, To: name, Input: 0, Partitioning: graph.Hash, KeyColumns: lcols, KeyTypes: keyTypes},
 		graph.Edge{From: rk.vertex, To: name, Input: 1, Partitioning: graph.Hash, KeyColumns: rcols, KeyTypes: keyTypes})
-	detail := n.Kind.String() + "Join on " + n.On.String()
+	detail := n.Kind.String() + "Join"
+	if n.On != nil {
+		detail += " on " + n.On.String()
+	}
+	if nested {
+		detail += " (nested loop)"
+	}
 	b.explain = append(b.explain, name+" "+detail+" (parallelism "+strconv.Itoa(par)+", retract)")
 	return stage{vertex: name, types: append(append([]types.Type(nil), lt...), rt...), mode: Retract, par: par}, nil
 }

@@ -243,11 +243,18 @@ func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
 			call.ArgCols = append(call.ArgCols, len(exprs))
 			exprs = append(exprs, e)
 		}
+		var order []agg.OrderKey
+		for _, k := range a.Order {
+			argTypes = append(argTypes, k.Expr.Type())
+			call.ArgCols = append(call.ArgCols, len(exprs))
+			exprs = append(exprs, k.Expr)
+			order = append(order, agg.OrderKey{Desc: k.Desc, NullsFirst: k.NullsFirst})
+		}
 		if a.Filter != nil {
 			call.FilterCol = len(exprs)
 			exprs = append(exprs, a.Filter)
 		}
-		call.Spec = agg.Spec{Func: a.Func, Args: argTypes, Distinct: a.Distinct}
+		call.Spec = agg.Spec{Func: a.Func, Args: argTypes, Distinct: a.Distinct, Order: order}
 		calls[i] = call
 	}
 	preTypes := make([]types.Type, len(exprs))

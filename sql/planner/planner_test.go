@@ -237,6 +237,12 @@ func TestViewsEqualDuckDB(t *testing.T) {
 		"SELECT t.id, u.id, u.s FROM t RIGHT JOIN u ON t.k = u.k AND t.s = u.s",
 		"SELECT t.id, u.id FROM t FULL JOIN u ON t.v = u.v",
 		"SELECT t.k, count(*), count(u.id), sum(u.v) FROM t LEFT JOIN u ON t.k = u.k + 1 GROUP BY t.k",
+		// Nested-loop joins (no equality between the sides) and a
+		// NULL-safe key.
+		"SELECT t.id, u.id FROM t JOIN u ON t.v < u.v - 3",
+		"SELECT t.id, u.id FROM t FULL JOIN u ON t.k = u.k OR t.s = u.s",
+		"SELECT count(*), sum(t.v + u.v) FROM t CROSS JOIN u",
+		"SELECT t.id, u.id FROM t LEFT JOIN u ON t.k IS NOT DISTINCT FROM u.k",
 	}
 	for seed := range uint64(3) {
 		evs, live := script(seed)
@@ -296,6 +302,16 @@ func TestExplainAndRefusal(t *testing.T) {
 	p, _ = binder.New(catalog{}, q, nil).BindQuery(st.Node)
 	if _, err := Build("v", p, &endpoints{}, Options{}); sqlerr.Code(err) != sqlerr.FeatureNotSupported {
 		t.Fatalf("ORDER BY in a view: %v", err)
+	}
+	q = "SELECT t.id, u.id FROM t LEFT JOIN u ON t.v < u.v"
+	st, _ = parser.ParseOne(q)
+	p, _ = binder.New(catalog{}, q, nil).BindQuery(st.Node)
+	job, err = Build("v", p, &endpoints{}, Options{Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(job.Explain, "-join LeftJoin on (t.v < u.v) (nested loop) (parallelism 1, retract)") {
+		t.Fatalf("theta join explain:\n%s", job.Explain)
 	}
 	_ = fmt.Sprint
 }

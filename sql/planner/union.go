@@ -11,8 +11,9 @@ import (
 	"github.com/stratadb/strata/sql/stream"
 )
 
-// union builds UNION ALL: one vertex whose inputs are the union's inputs
-// and which passes every row on with its kind. When every input has the
+// union builds UNION ALL: one Consolidate vertex whose inputs are the
+// union's inputs and which passes every row on, consolidated per epoch (a
+// row one branch retracts and another adds in one epoch emits nothing). When every input has the
 // same parallelism the edges are forward and keep it; otherwise each input
 // is hashed on all its columns to the job's parallelism, so that every
 // copy of a row (its +I and its later -D) takes the same channel and keeps
@@ -52,7 +53,7 @@ func (b *builder) union(n *plan.Union) (stage, error) {
 	}
 	name := b.vertexName("union")
 	b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: name, Parallelism: par,
-		NewOperator: b.wrap("union", func(int) operator.Operator { return &stream.Map{} })})
+		NewOperator: b.wrap("union", func(int) operator.Operator { return &stream.Consolidate{Types: outT} })})
 	for i, s := range ins {
 		e := graph.Edge{From: s.vertex, To: name, Input: i, Partitioning: graph.Forward}
 		if !same {
@@ -110,6 +111,13 @@ func (b *builder) more(n plan.Node) (stage, bool, error) {
 		s, err = b.union(n)
 	case *plan.Values:
 		s, err = b.values(n)
+	case *plan.Repeat:
+		var in stage
+		if in, err = b.node(n.Input); err == nil {
+			ts := schemaTypes(n)
+			s = b.addOperator("repeat", in.par, in, graph.Forward, nil, nil, ts, in.mode,
+				func(int) operator.Operator { return &stream.Repeat{Types: ts} }, "each row by its count")
+		}
 	default:
 		return stage{}, false, nil
 	}

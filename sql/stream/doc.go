@@ -20,6 +20,9 @@
 //
 //   - Map evaluates a filter and a projection per row, row kinds kept. A
 //     filter that passes a -U but not its +U still retracts the old row.
+//     A projection cancels a retraction and an addition of the same
+//     projected row within a chunk (invariant quiet-projection), so that
+//     dropping the column an upstream change was in emits nothing.
 //   - GroupAgg maintains GROUP BY aggregates over a retract changelog with
 //     the retractable accumulators of package agg, emitting +I for a new
 //     group, -U/+U for a changed one and -D for one whose last row was
@@ -34,6 +37,10 @@
 //     a row bridges and splitting them when it is retracted.
 //   - TopN keeps the first N rows per partition in an order (Top-N,
 //     deduplication, ORDER BY ... LIMIT).
+//   - Consolidate passes the changes of several inputs on as each
+//     epoch's net changes (UNION ALL).
+//   - Repeat emits each row as many times as its count column says
+//     (INTERSECT ALL, EXCEPT ALL).
 //   - LateFilter drops and counts rows behind a source's watermark.
 //   - ValuesSource is the bounded source of constant rows (VALUES).
 //

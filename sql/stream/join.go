@@ -24,6 +24,11 @@ import (
 // followed by the right ones, NULL-padded for an unmatched row of a
 // preserved (outer) side.
 //
+// A join without an equality between its sides (a cross or theta join)
+// is planned with one constant key, so that one state key holds both
+// sides and every pair is tested by the residual: a nested-loop join.
+// Keys marked NullSafe (IS NOT DISTINCT FROM) match NULL to NULL.
+//
 // State, keyed by join key: for each side a map from the row (row codec)
 // to its multiplicity and, for a preserved side, the number of rows of the
 // other side it matches; when that number goes from zero to one the
@@ -44,6 +49,9 @@ type Join struct {
 	// LeftKeys and RightKeys are the key columns of the input rows.
 	LeftKeys, RightKeys []int
 	KeyTypes            []types.Type
+	// NullSafe marks the keys compared by IS NOT DISTINCT FROM, where NULL
+	// matches NULL; nil means none (=, where a NULL key matches nothing).
+	NullSafe []bool
 	// Residual filters joined rows (left columns then right columns); nil
 	// keeps every pair with equal keys.
 	Residual expr.Expr
@@ -166,7 +174,7 @@ func (j *Join) Process(side int, c *types.Chunk) error {
 		nullKey := false
 		for i, col := range keys {
 			d := full[col]
-			nullKey = nullKey || d.IsNull()
+			nullKey = nullKey || d.IsNull() && (i >= len(j.NullSafe) || !j.NullSafe[i])
 			j.key = types.AppendKey(j.key, d, j.KeyTypes[i])
 		}
 		if nullKey {
