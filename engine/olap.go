@@ -20,7 +20,7 @@ func (e *Engine) olapEngine() (*olap.Engine, error) {
 	e.olapOnce.Do(func() {
 		// A bounded cache: a table that changes every epoch is loaded
 		// again for each new snapshot, and old loads must not pile up.
-		e.olap, e.olapErr = olap.Open(olap.Options{CacheTables: 16, CacheRows: 4 << 20})
+		e.olap, e.olapErr = olap.Open(olap.Options{CacheTables: 8, CacheRows: 2 << 20})
 	})
 	return e.olap, e.olapErr
 }
