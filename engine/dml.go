@@ -241,11 +241,30 @@ func (e *Engine) applyLocked(ctx context.Context, l *dmlLog, c *types.Chunk) (ba
 	if err != nil {
 		return 0, err
 	}
+	return e.waitApplied(ctx, l, end)
+}
+
+// waitApplied waits until the log's records up to end are in a committed
+// epoch and returns that epoch.
+func (e *Engine) waitApplied(ctx context.Context, l *dmlLog, end uint64) (base.Epoch, error) {
 	ep, err := l.epochOf(ctx, end)
 	if err != nil {
 		return 0, err
 	}
 	return ep, e.waitCommitted(ctx, l.name, ep)
+}
+
+// settle waits until everything appended to the log so far is committed:
+// an UPDATE or DELETE then reads every earlier statement's rows.
+func (e *Engine) settle(ctx context.Context, l *dmlLog) error {
+	l.mu.Lock()
+	end := uint64(l.size)
+	l.mu.Unlock()
+	if end == 0 {
+		return nil
+	}
+	_, err := e.waitApplied(ctx, l, end)
+	return err
 }
 
 // waitCommitted waits until table name has committed epoch ep.

@@ -290,8 +290,6 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	if err != nil {
 		return 0, 0, err
 	}
-	l.write.Lock()
-	defer l.write.Unlock()
 	rows, err := exec.Run(ectx, p, sc)
 	if err != nil {
 		return 0, 0, err
@@ -312,7 +310,19 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 		}
 		c.Append(types.Insert, out)
 	}
-	ep, err := e.applyLocked(ctx, l, c)
+	if c.Len() == 0 {
+		return len(rows), 0, nil
+	}
+	// An INSERT reads nothing of its table: it holds the table's writer
+	// lock only to append, and waits for its epoch without it, so that
+	// several sessions' INSERTs share epochs.
+	l.write.Lock()
+	end, err := l.append(c)
+	l.write.Unlock()
+	if err != nil {
+		return 0, 0, err
+	}
+	ep, err := e.waitApplied(ctx, l, end)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -420,9 +430,13 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 		return 0, 0, err
 	}
 	// Hold the table's writer lock from the read to the commit: the rows
-	// read are the rows the change applies to.
+	// read are the rows the change applies to. Earlier statements'
+	// appends are committed first, so the read sees them.
 	l.write.Lock()
 	defer l.write.Unlock()
+	if err := e.settle(ctx, l); err != nil {
+		return 0, 0, err
+	}
 	sc, _, err := e.scanner(ctx, rels, version.Strong)
 	if err != nil {
 		return 0, 0, err
