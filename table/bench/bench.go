@@ -43,6 +43,13 @@ type Result struct {
 	// CompactedScanRowsPerSec is our scan again after a full compaction
 	// (one sorted file per bucket), the files DuckDB is compared on.
 	CompactedScanRowsPerSec float64 `json:"compacted_scan_rows_per_sec"`
+	// WriteRowsPerCPUSec and ScanRowsPerCPUSec are the write and
+	// merge-on-read scan rates per second of the process's CPU time (user
+	// plus system, all threads) rather than of wall time: on a machine
+	// shared with other work, wall time follows the load, CPU time much
+	// less. Zero where the platform does not report CPU time.
+	WriteRowsPerCPUSec float64 `json:"write_rows_per_cpu_sec"`
+	ScanRowsPerCPUSec  float64 `json:"scan_rows_per_cpu_sec"`
 	// CompactedFiles are the paths (relative to the FS root) of the data
 	// files after the full compaction, for an outside reader to scan.
 	CompactedFiles []string `json:"-"`
@@ -68,7 +75,7 @@ func Run(fs fileio.FS, c Config) (Result, error) {
 	r := rand.New(rand.NewSource(c.Seed))
 	pad := types.NewText(strings.Repeat("x", max(0, c.RowBytes-16)))
 	row := make(types.Row, 3)
-	start := time.Now()
+	start, cpu0 := time.Now(), processCPU()
 	epoch := base.Epoch(0)
 	for done := 0; done < c.Rows; {
 		epoch++
@@ -91,18 +98,20 @@ func Run(fs fileio.FS, c Config) (Result, error) {
 		}
 	}
 	res.WriteRowsPerSec = float64(c.Rows) / time.Since(start).Seconds()
+	res.WriteRowsPerCPUSec = perCPUSecond(c.Rows, cpu0)
 
 	// A fresh table handle: the scan reads from storage, not from caches.
 	fresh, err := table.Open(fs, "bench/t")
 	if err != nil {
 		return res, err
 	}
-	start = time.Now()
+	start, cpu0 = time.Now(), processCPU()
 	rows, err := fresh.ReadLatest()
 	if err != nil {
 		return res, err
 	}
 	res.ScanRowsPerSec = float64(len(rows)) / time.Since(start).Seconds()
+	res.ScanRowsPerCPUSec = perCPUSecond(len(rows), cpu0)
 	res.ScannedRows = len(rows)
 
 	lat := make([]time.Duration, 0, c.Lookups)
@@ -154,4 +163,14 @@ func Run(fs fileio.FS, c Config) (Result, error) {
 		res.CompactedFiles = append(res.CompactedFiles, compacted.Store().DataPath(e.Bucket, e.File.Name))
 	}
 	return res, nil
+}
+
+// perCPUSecond returns rows per second of process CPU time since cpu0 (a
+// processCPU reading), or 0 when CPU time is not reported.
+func perCPUSecond(rows int, cpu0 time.Duration) float64 {
+	cpu := processCPU() - cpu0
+	if cpu <= 0 {
+		return 0
+	}
+	return float64(rows) / cpu.Seconds()
 }

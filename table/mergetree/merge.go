@@ -302,6 +302,16 @@ func Merge(runs [][]record.KV, f Func, dropRetracts bool) []record.KV {
 func MergeInto(out []record.KV, runs [][]record.KV, f Func, dropRetracts bool) []record.KV {
 	if len(runs) == 1 {
 		// One sorted run holds one record per key ([sorted-run]): no heap.
+		if _, ok := f.(*dedup); ok {
+			// Deduplicate's result of a lone record is the record
+			// itself: copy it once, without the function's state.
+			for i := range runs[0] {
+				if !(dropRetracts && runs[0][i].Kind.IsRetract()) {
+					out = append(out, runs[0][i])
+				}
+			}
+			return out
+		}
 		for i := range runs[0] {
 			f.Reset()
 			f.Add(&runs[0][i])

@@ -21,6 +21,27 @@ import (
 // bucket order, sorted by key within a bucket for primary-key tables, in
 // sequence order for append tables.
 func ReadKVs(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([]record.KV, error) {
+	parts, err := readBuckets(st, sn, read)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 1 {
+		return parts[0], nil
+	}
+	var total int
+	for _, p := range parts {
+		total += len(p)
+	}
+	out := make([]record.KV, 0, total)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// readBuckets returns ReadKVs' records bucket by bucket, in bucket order,
+// without concatenating them.
+func readBuckets(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([][]record.KV, error) {
 	if read == nil {
 		var err error
 		if read, err = st.Schemas.Get(sn.SchemaID); err != nil {
@@ -106,26 +127,30 @@ func ReadKVs(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([]rec
 		}()
 	}
 	wg.Wait()
-	var total int
-	for _, bj := range buckets {
-		total += len(bj.out)
+	parts := make([][]record.KV, len(buckets))
+	for i, bj := range buckets {
+		parts[i] = bj.out
 	}
-	out := make([]record.KV, 0, total)
-	for _, bj := range buckets {
-		out = append(out, bj.out...)
-	}
-	return out, nil
+	return parts, nil
 }
 
-// Read returns the rows of snapshot sn (see ReadKVs).
+// Read returns the rows of snapshot sn (see ReadKVs). The rows are taken
+// from the buckets' merged records directly, without first concatenating
+// the records.
 func Read(st *store.Store, sn *snapshot.Snapshot) ([]types.Row, error) {
-	kvs, err := ReadKVs(st, sn, nil)
+	parts, err := readBuckets(st, sn, nil)
 	if err != nil {
 		return nil, err
 	}
-	rows := make([]types.Row, len(kvs))
-	for i := range kvs {
-		rows[i] = kvs[i].Row
+	var total int
+	for _, p := range parts {
+		total += len(p)
+	}
+	rows := make([]types.Row, 0, total)
+	for _, p := range parts {
+		for i := range p {
+			rows = append(rows, p[i].Row)
+		}
 	}
 	return rows, nil
 }

@@ -2,6 +2,8 @@ package write
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 	"sort"
 
 	"github.com/stratadb/strata/internal/base"
@@ -51,7 +53,13 @@ func (w *Writer) lookupChangelog(b *bucket, e base.Epoch, newFiles []manifest.Da
 		old = append(old, kvs)
 	}
 	pos := make([]int, len(old))
-	var out []record.KV
+	// Each new record yields at most an update pair: size the output for
+	// that rather than growing it by copying.
+	var freshRows int
+	for _, run := range fresh {
+		freshRows += len(run)
+	}
+	out := make([]record.KV, 0, 2*freshRows)
 	seq := b.nextSeq
 	emit := func(kind types.RowKind, kv record.KV) {
 		out = append(out, record.KV{Key: kv.Key, Seq: seq, Kind: kind, Row: kv.Row})
@@ -69,14 +77,16 @@ func (w *Writer) lookupChangelog(b *bucket, e base.Epoch, newFiles []manifest.Da
 		for j, run := range old {
 			p := pos[j]
 			if p < len(run) && bytes.Compare(run[p].Key, key) < 0 {
-				p += sort.Search(len(run)-p, func(i int) bool { return bytes.Compare(run[p+i].Key, key) >= 0 })
+				p = seekKey(run, p, key)
 			}
 			for ; p < len(run) && bytes.Equal(run[p].Key, key); p++ {
 				prior = append(prior, &run[p])
 			}
 			pos[j] = p
 		}
-		sort.Slice(prior, func(i, j int) bool { return prior[i].Seq < prior[j].Seq })
+		if len(prior) > 1 { // most keys have one older record: nothing to order
+			slices.SortFunc(prior, func(a, b *record.KV) int { return cmp.Compare(a.Seq, b.Seq) })
+		}
 		o, hadOld := fold(b.f, prior)
 		n, hasNew := fold(b.f, append(prior, group...))
 		switch {
@@ -123,4 +133,22 @@ func sameRow(a, b types.Row) bool {
 		}
 	}
 	return true
+}
+
+// seekKey returns the first position at or after p (where run[p].Key <
+// key) whose key is >= key. Keys the cursor looks for are usually near it,
+// so it gallops forward (1, 2, 4, ... records) to bracket the key, then
+// searches the bracket: O(log d) comparisons for a distance d instead of
+// O(log n) over the rest of the run.
+func seekKey(run []record.KV, p int, key []byte) int {
+	lo, step := p, 1 // run[lo].Key < key
+	hi := lo + step
+	for hi < len(run) && bytes.Compare(run[hi].Key, key) < 0 {
+		lo = hi
+		step *= 2
+		hi = lo + step
+	}
+	hi = min(hi, len(run))
+	// The answer lies in (lo, hi].
+	return lo + 1 + sort.Search(hi-lo-1, func(i int) bool { return bytes.Compare(run[lo+1+i].Key, key) >= 0 })
 }

@@ -70,6 +70,10 @@ type bucket struct {
 	nextSeq base.SeqNum
 	pending map[base.Epoch]*epochData
 	f       mergetree.Func // the bucket's own: buckets prepare in parallel
+	// sizeHint is the length of the bucket's last spilled buffer: a new
+	// epoch's buffer starts with that capacity instead of growing by
+	// copying from empty.
+	sizeHint int
 }
 
 type epochData struct {
@@ -161,7 +165,7 @@ func (w *Writer) Write(e base.Epoch, kind types.RowKind, row types.Row) error {
 	b := w.getBucket(w.bucketOf(key))
 	ed := b.pending[e]
 	if ed == nil {
-		ed = &epochData{}
+		ed = &epochData{buf: make([]record.KV, 0, min(b.sizeHint, w.opts.WriteBufferRows))}
 		b.pending[e] = ed
 	}
 	ed.buf = append(ed.buf, record.KV{Key: key, Seq: b.nextSeq, Kind: kind, Row: w.rowCopy(row)})
@@ -192,6 +196,7 @@ func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
 	}
 	buf := ed.buf
 	ed.buf = nil
+	b.sizeHint = len(buf)
 	if w.opts.ChangelogProducer == schema.ChangelogInput {
 		cl, err := w.st.WriteFile(b.id, "changelog", w.sc, buf, 0, e)
 		if err != nil {

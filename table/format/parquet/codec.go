@@ -10,7 +10,9 @@ import (
 	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/klauspost/compress/s2"
 	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -63,7 +65,7 @@ func node(f schema.Field, key bool) (pq.Node, error) {
 	default:
 		return nil, fmt.Errorf("column %q: type %s has no Parquet mapping: %w", f.Name, f.Type, base.ErrInvalidArgument)
 	}
-	n = pq.Compressed(n, &pq.Snappy)
+	n = pq.Compressed(n, fastSnappy{})
 	if !key {
 		n = pq.Optional(n)
 	}
@@ -112,50 +114,53 @@ func Encode(s *schema.Schema, kvs []record.KV) ([]byte, error) {
 	w := pq.NewWriter(&buf, ps,
 		pq.KeyValueMetadata("strata.format.version", strconv.Itoa(FormatVersion)),
 		pq.KeyValueMetadata("strata.schema.id", strconv.FormatInt(int64(s.ID), 10)))
-	const batch = 256
-	width := len(cols) + 2
-	slab := make([]pq.Value, batch*width)
-	rows := make([]pq.Row, 0, batch)
-	flush := func() error {
-		if _, err := w.WriteRows(rows); err != nil {
-			return err
-		}
-		rows = rows[:0]
-		return nil
+	// The schema is flat, so every row has exactly one value per leaf
+	// column: rows are read once per batch (they sit scattered in memory,
+	// so touching each once matters most), their values gathered into one
+	// array per column, and each column's batch is handed to its column
+	// writer, which copies it. The row group's row count is that of its
+	// columns, which all receive len(kvs) values.
+	writers := w.ColumnWriters()
+	const batch = 1024
+	seqCol, kindCol := seqLeaf.ColumnIndex, kindLeaf.ColumnIndex
+	colVals := make([][]pq.Value, len(writers))
+	for i := range colVals {
+		colVals[i] = make([]pq.Value, batch)
 	}
-	for i := range kvs {
-		kv := &kvs[i]
-		// A row holds one value per leaf column, in leaf column order.
-		// Rows live in a slab reused after each WriteRows, which copies.
-		n := len(rows)
-		row := pq.Row(slab[n*width : (n+1)*width : (n+1)*width])
-		row[seqLeaf.ColumnIndex] = pq.Int64Value(int64(kv.Seq)).Level(0, 0, seqLeaf.ColumnIndex)
-		row[kindLeaf.ColumnIndex] = pq.Int32Value(int32(kv.Kind)).Level(0, 0, kindLeaf.ColumnIndex)
-		for _, c := range cols {
-			d := kv.Row[c.field]
-			if d.IsNull() {
-				if !c.opt {
-					return nil, fmt.Errorf("column %q: NULL in a key column: %w", s.Fields[c.field].Name, base.ErrInvalidArgument)
-				}
-				row[c.index] = pq.NullValue().Level(0, 0, c.index)
-				continue
-			}
-			v := value(d, s.Fields[c.field].Type)
-			def := 0
-			if c.opt {
-				def = 1
-			}
-			row[c.index] = v.Level(0, def, c.index)
+	colTypes := make([]types.Type, len(cols))
+	defs := make([]int, len(cols))
+	for j, c := range cols {
+		colTypes[j] = s.Fields[c.field].Type
+		if c.opt {
+			defs[j] = 1
 		}
-		rows = append(rows, row)
-		if len(rows) == cap(rows) {
-			if err := flush(); err != nil {
+	}
+	for start := 0; start < len(kvs); start += batch {
+		part := kvs[start:min(start+batch, len(kvs))]
+		seqVals, kindVals := colVals[seqCol], colVals[kindCol]
+		touchRows(part)
+		for i := range part {
+			kv := &part[i]
+			seqVals[i] = pq.Int64Value(int64(kv.Seq)).Level(0, 0, seqCol)
+			kindVals[i] = pq.Int32Value(int32(kv.Kind)).Level(0, 0, kindCol)
+			row := kv.Row
+			for j, c := range cols {
+				d := &row[c.field]
+				if d.IsNull() {
+					if !c.opt {
+						return nil, fmt.Errorf("column %q: NULL in a key column: %w", s.Fields[c.field].Name, base.ErrInvalidArgument)
+					}
+					colVals[c.index][i] = pq.NullValue().Level(0, 0, c.index)
+					continue
+				}
+				colVals[c.index][i] = value(*d, colTypes[j]).Level(0, defs[j], c.index)
+			}
+		}
+		for ci, cw := range writers {
+			if _, err := cw.WriteRowValues(colVals[ci][:len(part)]); err != nil {
 				return nil, err
 			}
 		}
-	}
-	if err := flush(); err != nil {
-		return nil, err
 	}
 	if err := w.Close(); err != nil {
 		return nil, err
@@ -404,6 +409,37 @@ func Decode(name string, data []byte, fileSchema, readSchema *schema.Schema) ([]
 	}
 	return out, nil
 }
+
+// touched keeps touchRows' loads from being optimised away.
+var touched types.Kind
+
+// touchRows reads one byte of every datum of kvs' rows in a tight loop.
+// Rows of a sorted buffer sit scattered in memory; loads that depend on
+// nothing else let the processor fetch many rows' cache lines at once,
+// where the encoding loop, with its long body per row, would wait for
+// them one at a time.
+func touchRows(kvs []record.KV) {
+	var k types.Kind
+	for i := range kvs {
+		for j := range kvs[i].Row {
+			k |= kvs[i].Row[j].Kind()
+		}
+	}
+	touched = k
+}
+
+// fastSnappy is the Snappy codec with the faster of the two block
+// encoders of github.com/klauspost/compress (parquet-go's own Snappy codec
+// uses the slower "better" one). Its output is standard Snappy, read by
+// any Snappy decoder; only the compression ratio differs slightly.
+type fastSnappy struct{}
+
+func (fastSnappy) String() string                            { return "SNAPPY" }
+func (fastSnappy) CompressionCodec() format.CompressionCodec { return format.Snappy }
+func (fastSnappy) Encode(dst, src []byte) ([]byte, error) {
+	return s2.EncodeSnappy(dst, src), nil
+}
+func (fastSnappy) Decode(dst, src []byte) ([]byte, error) { return s2.Decode(dst, src) }
 
 // stringBytes views s as bytes without copying. The writer copies values
 // into its page buffers and never writes through them, and strings are

@@ -26,7 +26,8 @@
 // milliseconds); JSONB → JSON.
 //
 // Pages are Snappy-compressed (cheaper to write than zstd; every Parquet
-// reader supports it). Files are written whole into memory and published
+// reader supports it), with the faster of klauspost/compress's two Snappy
+// block encoders. Files are written whole into memory and published
 // with put-if-absent;
 // their size and CRC32C go into the manifest entry that adds them.
 package parquet
