@@ -32,6 +32,8 @@ func Run(ctx *expr.Context, n plan.Node, sc Scanner) ([]types.Row, error) {
 			out = append(out, row)
 		}
 		return out, nil
+	case *plan.WindowTVF:
+		return runWindow(ctx, n, sc)
 	case *plan.Scan:
 		if sc == nil {
 			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "relation %q cannot be read here", n.Rel.Name)
