@@ -146,6 +146,10 @@ func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, *s
 	if isCDCJob(def) {
 		return e.buildCDCJob(cat, def)
 	}
+	if def.Kind == catalog.JobSink {
+		g, err := e.buildExternalSinkJob(cat, def)
+		return g, nil, err
+	}
 	if isSinkJob(def) {
 		g, err := e.buildSinkJob(cat, def)
 		return g, nil, err

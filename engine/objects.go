@@ -385,9 +385,11 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 			if r != name {
 				continue
 			}
-			dependent := j.Writes[0].Name
+			dependent := j.Name
 			if isSinkJob(j) {
 				dependent = "sink " + j.Options[jobOptSink]
+			} else if len(j.Writes) > 0 {
+				dependent = j.Writes[0].Name
 			}
 			if !cascade {
 				return sqlerr.New(sqlerr.DependentObjectsStillExist,

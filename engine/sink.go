@@ -3,12 +3,15 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/stratadb/strata/connector/kafka"
 	"github.com/stratadb/strata/connector/tablesink"
+	"github.com/stratadb/strata/connector/tablesource"
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/base"
@@ -52,8 +55,11 @@ func (e *Engine) Sinks(ctx context.Context, db string) ([][2]string, error) {
 	}
 	var out [][2]string
 	for _, j := range cat.Jobs() {
-		if isSinkJob(j) && len(j.Writes) == 1 && j.Writes[0].Database == db {
+		switch {
+		case isSinkJob(j) && len(j.Writes) == 1 && j.Writes[0].Database == db:
 			out = append(out, [2]string{j.Options[jobOptSink], j.Writes[0].Name})
+		case j.Kind == catalog.JobSink && len(j.Reads) == 1 && j.Reads[0].Database == db:
+			out = append(out, [2]string{j.Options[jobOptSink], j.Options[jobOptWith+"connector"] + " " + j.Options[jobOptWith+kafka.OptTopic]})
 		}
 	}
 	return out, nil
@@ -144,6 +150,9 @@ func (e *Engine) dropSinkJob(ctx context.Context, def catalog.Job) error {
 	}
 	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", def.Name)); err != nil {
 		return err
+	}
+	if len(def.Writes) == 0 { // a sink to an external system
+		return nil
 	}
 	return e.restoreDMLJob(ctx, def.Writes[0])
 }
@@ -244,3 +253,121 @@ func (e *Engine) buildSinkJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job
 	}
 	return j.Graph, nil
 }
+
+// Sinks to external systems.
+//
+// CREATE SINK k FROM v WITH (connector = 'kafka', ...) is a job, "sink-DB-K"
+// of kind sink, that writes v's changelog to a Kafka topic exactly once
+// (connector/kafka: one Kafka transaction per epoch, committed when the
+// checkpoint that covers it completes). Its first epoch holds v's history
+// up to v's committed epoch when the sink is created, as a backfill.
+
+// jobOptWith prefixes the WITH options of an external sink in its job's
+// options.
+const jobOptWith = "with."
+
+// CreateExternalSink creates sink name writing table or view from to the
+// system opts name (connector = 'kafka').
+func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.ObjectName, opts map[string]string, ifNotExists bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	jobName := sinkJobName(name)
+	if _, err := cat.Job(jobName); err == nil {
+		if ifNotExists {
+			return nil
+		}
+		return sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", name.Name)
+	}
+	if _, err := cat.Table(from); err != nil {
+		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", from.Name)
+	}
+	if opts["connector"] != kafka.ConnectorName {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "sink %s: unknown connector %q (sinks to external systems: kafka; CREATE SINK ... INTO table AS SELECT writes a table)", name.Name, opts["connector"])
+	}
+	if _, ok := opts[kafka.OptTxnIDPrefix]; !ok {
+		opts[kafka.OptTxnIDPrefix] = "strata-" + name.Database + "-" + name.Name
+	}
+	if _, err := kafka.ParseSinkOptions(opts); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("sink %s: %w", name.Name, err))
+	}
+	tb, err := e.Table(from)
+	if err != nil {
+		return err
+	}
+	committed, err := tb.CommittedEpoch()
+	if err != nil {
+		return err
+	}
+	def := catalog.Job{Name: jobName, Kind: catalog.JobSink, Reads: []catalog.ObjectName{from},
+		Options: map[string]string{jobOptSink: name.Name, jobOptStartAfter: strconv.FormatUint(uint64(committed), 10)}}
+	for k, v := range opts {
+		def.Options[jobOptWith+k] = v
+	}
+	if _, err := e.buildExternalSinkJob(cat, def); err != nil {
+		return err
+	}
+	if err := e.meta.RegisterJob(ctx, def); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
+	}
+	if cat, err = e.meta.Catalog(ctx); err != nil {
+		return err
+	}
+	return e.startJob(ctx, cat, def)
+}
+
+// buildExternalSinkJob reads the sink's table or view and writes it to
+// its external system.
+func (e *Engine) buildExternalSinkJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, error) {
+	t, err := cat.Table(def.Reads[0])
+	if err != nil {
+		return nil, err
+	}
+	opts := map[string]string{}
+	for k, v := range def.Options {
+		if rest, ok := strings.CutPrefix(k, jobOptWith); ok {
+			opts[rest] = v
+		}
+	}
+	so, err := kafka.ParseSinkOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := kafka.NewSink(so, t.Columns, t.PrimaryKey); err != nil {
+		return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
+	}
+	in, err := e.Table(t.Name)
+	if err != nil {
+		return nil, err
+	}
+	after, _ := strconv.ParseUint(def.Options[jobOptStartAfter], 10, 64)
+	return &graph.Job{Name: def.Name,
+		Vertices: []graph.Vertex{
+			{Name: "source", Parallelism: 1, NewSource: func(int) operator.Source {
+				return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: columnTypes(t.Columns), Consumer: def.Name, StartAfter: base.Epoch(after)})
+			}},
+			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
+				s, err := kafka.NewSink(so, t.Columns, t.PrimaryKey)
+				if err != nil {
+					return failingOperator{err}
+				}
+				return kafka.NewSinkOperator(s)
+			}},
+		},
+		Edges: []graph.Edge{{From: "source", To: "sink", Partitioning: graph.Forward}},
+	}, nil
+}
+
+// failingOperator fails the job attempt that opens it with err.
+type failingOperator struct{ err error }
+
+func (f failingOperator) Open(*operator.Context) error           { return f.err }
+func (f failingOperator) Process(int, *types.Chunk) error        { return f.err }
+func (f failingOperator) OnEpoch(base.Epoch) error               { return f.err }
+func (f failingOperator) Snapshot(base.CheckpointID) error       { return f.err }
+func (f failingOperator) NotifyComplete(base.CheckpointID) error { return nil }
+func (f failingOperator) Finish() error                          { return nil }
+func (f failingOperator) Close() error                           { return nil }

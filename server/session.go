@@ -326,7 +326,10 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		return &pgwire.Result{Tag: "CREATE SOURCE"}, nil
 	case *ddl.CreateSink:
 		if st.Into == "" {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "CREATE SINK ... FROM with a connector is not supported yet; CREATE SINK ... INTO table AS SELECT is")
+			if err := s.e.CreateExternalSink(ctx, ddl.ObjectName(st.Name, s.db), ddl.ObjectName(st.From, s.db), st.With, st.IfNotExists); err != nil {
+				return nil, err
+			}
+			return &pgwire.Result{Tag: "CREATE SINK"}, nil
 		}
 		if err := s.e.CreateSink(ctx, ddl.ObjectName(st.Name, s.db), ddl.ObjectName(st.Into, s.db), st.QueryText, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)

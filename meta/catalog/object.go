@@ -157,6 +157,9 @@ const (
 	JobIngest JobKind = "ingest"
 	// JobView reads tables and writes a materialized view's table.
 	JobView JobKind = "view"
+	// JobSink reads tables and views and writes an external system (a
+	// Kafka topic): it writes no table of the catalog.
+	JobSink JobKind = "sink"
 )
 
 // Job is the catalog's record of a streaming job: what it reads and what it
@@ -183,10 +186,14 @@ func (j *Job) Validate() error {
 	if err := ValidateName("job", j.Name); err != nil {
 		return err
 	}
-	if j.Kind != JobIngest && j.Kind != JobView {
+	switch {
+	case j.Kind != JobIngest && j.Kind != JobView && j.Kind != JobSink:
 		return fmt.Errorf("job %q: unknown kind %q: %w", j.Name, j.Kind, base.ErrInvalidArgument)
-	}
-	if len(j.Writes) == 0 {
+	case j.Kind == JobSink && len(j.Writes) > 0:
+		return fmt.Errorf("job %q writes an external system, not tables: %w", j.Name, base.ErrInvalidArgument)
+	case j.Kind == JobSink && len(j.Reads) == 0:
+		return fmt.Errorf("sink job %q reads nothing: %w", j.Name, base.ErrInvalidArgument)
+	case j.Kind != JobSink && len(j.Writes) == 0:
 		return fmt.Errorf("job %q writes no table: %w", j.Name, base.ErrInvalidArgument)
 	}
 	// A job that reads what it writes is a cycle of length one: the
