@@ -315,6 +315,14 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		if err != nil {
 			return err
 		}
+		if c == base.NoEpoch {
+			// A view created a moment ago has committed nothing yet; it
+			// will start after its own start epoch, and so can this one.
+			if j, err := cat.Job(viewJobName(r)); err == nil {
+				after, _ := strconv.ParseUint(j.Options[jobOptStartAfter], 10, 64)
+				c = base.Epoch(after)
+			}
+		}
 		if i == 0 || c < startAfter {
 			startAfter = c
 		}

@@ -547,3 +547,30 @@ func TestVerifyWindowView(t *testing.T) {
 		t.Fatalf("verify: %+v", res)
 	}
 }
+
+// TestViewOverNewViewStartsAtThePresent: a view over a view created a
+// moment before (which has committed nothing yet) also starts at the
+// present rather than replaying the past epochs one by one.
+func TestViewOverNewViewStartsAtThePresent(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE base (k INT PRIMARY KEY, v INT)")
+	exec(t, c, "INSERT INTO base VALUES (1, 1), (2, 2)")
+	time.Sleep(500 * time.Millisecond) // about 25 epochs pass
+	var before int
+	if err := c.QueryRow(context.Background(), "SELECT committed_epoch FROM strata_catalog.tables WHERE name = 'base'").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, c, "CREATE MATERIALIZED VIEW l1 AS SELECT k, v + 1 AS v FROM base; CREATE MATERIALIZED VIEW l2 AS SELECT k, v * 10 AS v FROM l1")
+	if got := rowsText(t, c, "SELECT k, v FROM l2 ORDER BY k"); got != "1|20\n2|30" {
+		t.Fatalf("l2 right after CREATE:\n%q", got)
+	}
+	rows := rowsText(t, c, "SELECT name, committed_epoch FROM strata_catalog.tables WHERE name = 'l2'")
+	var n int
+	fmt.Sscanf(strings.TrimPrefix(rows, "l2|"), "%d", &n)
+	if n < before {
+		t.Fatalf("l2 committed epoch %d, below base's %d when l2 was created", n, before)
+	}
+}
