@@ -139,7 +139,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		}
 		e = srv.Engine
 		defer srv.Close()
-		fmt.Fprintf(opts.Out, "serving: psql -h %s -p %s -U root -d dev\n", hostOf(srv.Addr().String()), portOf(srv.Addr().String()))
+		fmt.Fprintf(opts.Out, "serving: %s\n", server.PsqlCommand(srv.Addr()))
 	} else {
 		e, err = engine.Open(ctx, opts.Engine)
 		if err != nil {
@@ -335,16 +335,6 @@ func byteSize(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
-
-func hostOf(addr string) string {
-	i := strings.LastIndex(addr, ":")
-	if i < 0 {
-		return addr
-	}
-	return strings.Trim(addr[:i], "[]")
-}
-
-func portOf(addr string) string { return addr[strings.LastIndex(addr, ":")+1:] }
 
 // ErrViolations is returned by the command when a check was violated or a
 // view did not verify.

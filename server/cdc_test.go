@@ -49,7 +49,7 @@ func TestPostgresCDC(t *testing.T) {
 	exec(t, c, "CREATE TABLE customers (id INT PRIMARY KEY, name TEXT NOT NULL) FROM pg TABLE 'public.customers'")
 	waitEqual := func(c *pgx.Conn, strataQ, pgQ string) {
 		t.Helper()
-		want := rowsTextPG(t, up, pgQ)
+		want := rowsText(t, up, pgQ)
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			got := rowsText(t, c, strataQ)
@@ -111,29 +111,4 @@ func TestPostgresCDC(t *testing.T) {
 	if _, err := c.Exec(ctx, "DROP SOURCE pg"); err == nil || !strings.Contains(err.Error(), "2BP01") {
 		t.Fatalf("DROP SOURCE with tables: %v", err)
 	}
-}
-
-func rowsTextPG(t *testing.T, c *pgx.Conn, q string) string {
-	t.Helper()
-	rows, err := c.Query(context.Background(), q, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	var out []string
-	for rows.Next() {
-		vals := rows.RawValues()
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(out, "\n")
 }

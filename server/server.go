@@ -100,6 +100,16 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return s, nil
 }
 
+// PsqlCommand returns the psql command line that connects to a wire
+// server listening at addr, as the user of the default database.
+func PsqlCommand(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "psql " + addr.String()
+	}
+	return fmt.Sprintf("psql -h %s -p %s -U root -d %s", host, port, engine.DefaultDatabase)
+}
+
 // Addr is the Postgres wire listener's address.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,7 +24,11 @@ func psql(t *testing.T, addr, script string) string {
 	if err != nil {
 		t.Fatalf("psql is not installed (apt-get install postgresql-client): %v", err)
 	}
-	cmd := exec.Command(bin, "-X", "-h", host(addr), "-p", port(addr), "-U", "root", "-d", "dev", "-v", "VERBOSITY=verbose")
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-X", "-h", host, "-p", port, "-U", "root", "-d", "dev", "-v", "VERBOSITY=verbose")
 	cmd.Stdin = strings.NewReader(script)
 	out, _ := cmd.CombinedOutput()
 	return string(out)

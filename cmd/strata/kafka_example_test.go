@@ -145,9 +145,7 @@ func canonicalize(rows string) string {
 	for _, line := range strings.Split(rows, "\n") {
 		parts := strings.Split(line, "|")
 		for i, s := range parts {
-			if strings.Contains(s, ".") && strings.Trim(s, "0123456789.-") == "" {
-				parts[i] = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-			}
+			parts[i] = canonNumber(s)
 		}
 		out = append(out, strings.Join(parts, "|"))
 	}

@@ -90,8 +90,8 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "strata %s: data in %s; Postgres wire on %s (psql -h %s -p %s -U root -d %s)",
-				buildVersion(), ef.data, s.Addr(), host(s.Addr().String()), port(s.Addr().String()), engine.DefaultDatabase)
+			fmt.Fprintf(cmd.OutOrStdout(), "strata %s: data in %s; Postgres wire on %s (%s)",
+				buildVersion(), ef.data, s.Addr(), server.PsqlCommand(s.Addr()))
 			if a := s.HTTPAddr(); a != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "; metrics on http://%s/metrics", a)
 			}
@@ -116,22 +116,6 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 	cmd.Flags().StringVar(&meta, "meta", "bolt", "meta store: bolt (embedded, in --data) or etcd://host:port[,host:port...]/prefix")
 	cmd.Flags().StringVar(&warehouse, "warehouse", "", "warehouse: file:///path (default: under --data) or s3://bucket/prefix?endpoint=host:port[&secure=false&region=...], credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
 	return cmd
-}
-
-func host(addr string) string {
-	i := strings.LastIndex(addr, ":")
-	if i < 0 {
-		return addr
-	}
-	return strings.Trim(addr[:i], "[]")
-}
-
-func port(addr string) string {
-	i := strings.LastIndex(addr, ":")
-	if i < 0 {
-		return ""
-	}
-	return addr[i+1:]
 }
 
 // openMetaStore opens the meta store --meta names: nil for bolt (the
