@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -123,7 +124,13 @@ func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]r
 	if int64(len(kvs)) != f.Rows {
 		return nil, fmt.Errorf("table %s: data file %s: %d rows, manifest says %d: %w", s.Dir, p, len(kvs), f.Rows, base.ErrCorruption)
 	}
-	s.remember(cacheKey, kvs)
+	// Only data files with keys are worth keeping: lookups and
+	// compactions read them again. Changelog files and the files of
+	// append tables are read once by each scan or stream, and keeping
+	// them would hold a stream's whole history in memory.
+	if read.HasPrimaryKey() && strings.HasPrefix(f.Name, "data") {
+		s.remember(cacheKey, kvs)
+	}
 	return kvs, nil
 }
 
