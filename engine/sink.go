@@ -1,15 +1,21 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/stratadb/strata/connector/filesink"
 	"github.com/stratadb/strata/connector/kafka"
+	"github.com/stratadb/strata/connector/pgsink"
 	"github.com/stratadb/strata/connector/tablesink"
 	"github.com/stratadb/strata/connector/tablesource"
 	"github.com/stratadb/strata/dataflow/graph"
@@ -47,7 +53,9 @@ func sinkJobName(n catalog.ObjectName) string { return "sink-" + n.Database + "-
 
 func isSinkJob(def catalog.Job) bool { return strings.HasPrefix(def.Name, "sink-") }
 
-// Sinks lists the sinks of database db: name and target table.
+// Sinks lists the sinks of database db: name, and the target table or,
+// for a sink to an external system, where it writes ("kafka topic t",
+// "postgres host:port/db table s.t", "file /dir (csv)").
 func (e *Engine) Sinks(ctx context.Context, db string) ([][2]string, error) {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
@@ -59,7 +67,11 @@ func (e *Engine) Sinks(ctx context.Context, db string) ([][2]string, error) {
 		case isSinkJob(j) && len(j.Writes) == 1 && j.Writes[0].Database == db:
 			out = append(out, [2]string{j.Options[jobOptSink], j.Writes[0].Name})
 		case j.Kind == catalog.JobSink && len(j.Reads) == 1 && j.Reads[0].Database == db:
-			out = append(out, [2]string{j.Options[jobOptSink], j.Options[jobOptWith+"connector"] + " " + j.Options[jobOptWith+kafka.OptTopic]})
+			desc := j.Options[jobOptWith+"connector"]
+			if conn, ok := externalSinks[desc]; ok {
+				desc = conn.describe(withOptions(j))
+			}
+			out = append(out, [2]string{j.Options[jobOptSink], desc})
 		}
 	}
 	return out, nil
@@ -256,18 +268,156 @@ func (e *Engine) buildSinkJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job
 
 // Sinks to external systems.
 //
-// CREATE SINK k FROM v WITH (connector = 'kafka', ...) is a job, "sink-DB-K"
-// of kind sink, that writes v's changelog to a Kafka topic exactly once
-// (connector/kafka: one Kafka transaction per epoch, committed when the
-// checkpoint that covers it completes). Its first epoch holds v's history
-// up to v's committed epoch when the sink is created, as a backfill.
+// CREATE SINK k FROM v WITH (connector = '...', ...) is a job, "sink-DB-K"
+// of kind sink, that writes v's changelog to an external system exactly
+// once, through a two-phase-commit sink operator (operator.Committer).
+// Its first epoch holds v's history up to v's committed epoch when the
+// sink is created, as a backfill. The connectors:
+//
+//   - kafka (connector/kafka): one Kafka transaction per epoch, committed
+//     when the checkpoint that covers it completes;
+//   - postgres (connector/pgsink): upserts and deletes by v's primary key
+//     into an existing Postgres table, each epoch applied in one Postgres
+//     transaction with the sink's progress row, so a replay is a no-op;
+//   - file (connector/filesink): one CSV or JSON-lines file per epoch,
+//     written to a temporary name and renamed on commit.
+//
+// Each runs with parallelism 1, reading v through a table source.
 
 // jobOptWith prefixes the WITH options of an external sink in its job's
 // options.
 const jobOptWith = "with."
 
+// externalSink is how the engine runs one connector of external sinks.
+type externalSink struct {
+	// create completes and checks the options of a new sink (defaults
+	// that must stay fixed across restarts are written into opts) and may
+	// check the external system; it runs at CREATE SINK only.
+	create func(ctx context.Context, def catalog.Job, t catalog.Table, opts map[string]string) error
+	// build checks the stored options without touching the external
+	// system and returns the sink operator of each subtask attempt.
+	build func(def catalog.Job, t catalog.Table, opts map[string]string) (func(subtask int) operator.Operator, error)
+	// describe says where the sink writes, for Sinks.
+	describe func(opts map[string]string) string
+}
+
+// externalSinks are the connectors of CREATE SINK ... FROM, by name.
+var externalSinks = map[string]externalSink{
+	kafka.ConnectorName: {
+		create: func(_ context.Context, def catalog.Job, _ catalog.Table, opts map[string]string) error {
+			if _, ok := opts[kafka.OptTxnIDPrefix]; !ok {
+				opts[kafka.OptTxnIDPrefix] = "strata-" + strings.TrimPrefix(def.Name, "sink-")
+			}
+			return nil
+		},
+		build: func(_ catalog.Job, t catalog.Table, opts map[string]string) (func(int) operator.Operator, error) {
+			so, err := kafka.ParseSinkOptions(opts)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := kafka.NewSink(so, t.Columns, t.PrimaryKey); err != nil {
+				return nil, err
+			}
+			return func(int) operator.Operator {
+				s, err := kafka.NewSink(so, t.Columns, t.PrimaryKey)
+				if err != nil {
+					return failingOperator{err}
+				}
+				return kafka.NewSinkOperator(s)
+			}, nil
+		},
+		describe: func(opts map[string]string) string { return "kafka topic " + opts[kafka.OptTopic] },
+	},
+	pgsink.ConnectorName: {
+		create: func(ctx context.Context, def catalog.Job, t catalog.Table, opts map[string]string) error {
+			o, err := pgsink.ParseOptions(opts)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			return pgsink.Check(ctx, pgsink.Config{Options: o, Name: def.Name, Columns: t.Columns, Key: t.PrimaryKey})
+		},
+		build: func(def catalog.Job, t catalog.Table, opts map[string]string) (func(int) operator.Operator, error) {
+			o, err := pgsink.ParseOptions(opts)
+			if err != nil {
+				return nil, err
+			}
+			cfg := pgsink.Config{Options: o, Name: def.Name, Columns: t.Columns, Key: t.PrimaryKey}
+			if _, err := pgsink.NewSink(cfg); err != nil {
+				return nil, err
+			}
+			return func(int) operator.Operator {
+				s, err := pgsink.NewSink(cfg)
+				if err != nil {
+					return failingOperator{err}
+				}
+				return pgsink.NewSinkOperator(s)
+			}, nil
+		},
+		describe: func(opts map[string]string) string {
+			return fmt.Sprintf("postgres %s:%s/%s table %s", opts[pgsink.OptHostname], cmp.Or(opts[pgsink.OptPort], "5432"), opts[pgsink.OptDatabase], opts[pgsink.OptTable])
+		},
+	},
+	filesink.ConnectorName: {
+		create: func(_ context.Context, def catalog.Job, t catalog.Table, opts map[string]string) error {
+			o, err := filesink.ParseOptions(opts)
+			if err != nil {
+				return err
+			}
+			// A relative path is taken from the working directory at
+			// CREATE SINK and kept absolute, so that restarts from
+			// elsewhere write the same directory.
+			abs, err := filepath.Abs(o.Dir)
+			if err != nil {
+				return fmt.Errorf("file sink: path %q: %w", o.Dir, err)
+			}
+			opts[filesink.OptPath] = abs
+			o.Dir = abs
+			return filesink.CreateDir(o)
+		},
+		build: func(def catalog.Job, t catalog.Table, opts map[string]string) (func(int) operator.Operator, error) {
+			o, err := filesink.ParseOptions(opts)
+			if err != nil {
+				return nil, err
+			}
+			cfg := filesink.Config{Options: o, Name: def.Options[jobOptSink], Columns: t.Columns}
+			if _, err := filesink.NewSink(cfg); err != nil {
+				return nil, err
+			}
+			return func(int) operator.Operator {
+				s, err := filesink.NewSink(cfg)
+				if err != nil {
+					return failingOperator{err}
+				}
+				return filesink.NewSinkOperator(s)
+			}, nil
+		},
+		describe: func(opts map[string]string) string {
+			return fmt.Sprintf("file %s (%s)", opts[filesink.OptPath], cmp.Or(opts[filesink.OptFormat], string(filesink.CSV)))
+		},
+	},
+}
+
+// externalSinkNames lists the connectors of externalSinks, for messages.
+func externalSinkNames() string {
+	return strings.Join(slices.Sorted(maps.Keys(externalSinks)), ", ")
+}
+
+// withOptions returns the WITH options a sink job stored.
+func withOptions(def catalog.Job) map[string]string {
+	opts := map[string]string{}
+	for k, v := range def.Options {
+		if rest, ok := strings.CutPrefix(k, jobOptWith); ok {
+			opts[rest] = v
+		}
+	}
+	return opts
+}
+
 // CreateExternalSink creates sink name writing table or view from to the
-// system opts name (connector = 'kafka').
+// external system that opts name (connector = 'kafka', 'postgres' or
+// 'file'; see externalSinks).
 func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.ObjectName, opts map[string]string, ifNotExists bool) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -282,17 +432,14 @@ func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.Obje
 		}
 		return sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", name.Name)
 	}
-	if _, err := cat.Table(from); err != nil {
+	t, err := cat.Table(from)
+	if err != nil {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", from.Name)
 	}
-	if opts["connector"] != kafka.ConnectorName {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "sink %s: unknown connector %q (sinks to external systems: kafka; CREATE SINK ... INTO table AS SELECT writes a table)", name.Name, opts["connector"])
-	}
-	if _, ok := opts[kafka.OptTxnIDPrefix]; !ok {
-		opts[kafka.OptTxnIDPrefix] = "strata-" + name.Database + "-" + name.Name
-	}
-	if _, err := kafka.ParseSinkOptions(opts); err != nil {
-		return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("sink %s: %w", name.Name, err))
+	conn, ok := externalSinks[opts["connector"]]
+	if !ok {
+		return sqlerr.New(sqlerr.InvalidParameterValue, "sink %s: unknown connector %q (sinks to external systems: %s; CREATE SINK ... INTO table AS SELECT writes a table)",
+			name.Name, opts["connector"], externalSinkNames())
 	}
 	tb, err := e.Table(from)
 	if err != nil {
@@ -304,6 +451,10 @@ func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.Obje
 	}
 	def := catalog.Job{Name: jobName, Kind: catalog.JobSink, Reads: []catalog.ObjectName{from},
 		Options: map[string]string{jobOptSink: name.Name, jobOptStartAfter: strconv.FormatUint(uint64(committed), 10)}}
+	opts = maps.Clone(opts)
+	if err := conn.create(ctx, def, t, opts); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("sink %s: %w", name.Name, err))
+	}
 	for k, v := range opts {
 		def.Options[jobOptWith+k] = v
 	}
@@ -326,18 +477,15 @@ func (e *Engine) buildExternalSinkJob(cat *catalog.Catalog, def catalog.Job) (*g
 	if err != nil {
 		return nil, err
 	}
-	opts := map[string]string{}
-	for k, v := range def.Options {
-		if rest, ok := strings.CutPrefix(k, jobOptWith); ok {
-			opts[rest] = v
-		}
+	opts := withOptions(def)
+	conn, ok := externalSinks[opts["connector"]]
+	if !ok {
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "sink %s: unknown connector %q (sinks to external systems: %s)",
+			def.Options[jobOptSink], opts["connector"], externalSinkNames())
 	}
-	so, err := kafka.ParseSinkOptions(opts)
+	newSink, err := conn.build(def, t, opts)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := kafka.NewSink(so, t.Columns, t.PrimaryKey); err != nil {
-		return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
+		return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("sink %s: %w", def.Options[jobOptSink], err))
 	}
 	in, err := e.Table(t.Name)
 	if err != nil {
@@ -349,13 +497,7 @@ func (e *Engine) buildExternalSinkJob(cat *catalog.Catalog, def catalog.Job) (*g
 			{Name: "source", Parallelism: 1, NewSource: func(int) operator.Source {
 				return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: columnTypes(t.Columns), Consumer: def.Name, StartAfter: base.Epoch(after)})
 			}},
-			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
-				s, err := kafka.NewSink(so, t.Columns, t.PrimaryKey)
-				if err != nil {
-					return failingOperator{err}
-				}
-				return kafka.NewSinkOperator(s)
-			}},
+			{Name: "sink", Parallelism: 1, NewOperator: newSink},
 		},
 		Edges: []graph.Edge{{From: "source", To: "sink", Partitioning: graph.Forward}},
 	}, nil

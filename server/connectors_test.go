@@ -126,7 +126,7 @@ func TestKafkaSinkFromView(t *testing.T) {
 	exec(t, c, fmt.Sprintf("CREATE SINK out FROM totals WITH (connector = 'kafka', properties.bootstrap.server = '%s', topic = 'totals', format = 'json')", brokers[0]))
 	exec(t, c, "INSERT INTO sales VALUES (3, 'a', 10)")
 	exec(t, c, "DELETE FROM sales WHERE id = 2")
-	if got := rowsText(t, c, "SHOW SINKS"); got != "out" {
+	if got := rowsText(t, c, "SHOW SINKS"); got != "out|kafka topic totals" {
 		t.Fatalf("SHOW SINKS: %q", got)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics("totals"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))

@@ -358,7 +358,7 @@ func TestSinkIntoTable(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got := rowsText(t, c, "SHOW SINKS"); got != "s" {
+	if got := rowsText(t, c, "SHOW SINKS"); got != "s|by_email" {
 		t.Fatalf("SHOW SINKS: %q", got)
 	}
 	if _, err := c.Exec(context.Background(), "INSERT INTO by_email VALUES ('z@x', 9, 'z')"); err == nil || !strings.Contains(err.Error(), "42809") {

@@ -249,8 +249,10 @@ func (s *Session) describe(ctx context.Context, st ddl.Statement, args *engine.A
 		}
 	case *ddl.Show:
 		switch st.What {
-		case ddl.ShowTables, ddl.ShowMaterializedViews, ddl.ShowSources, ddl.ShowSinks:
+		case ddl.ShowTables, ddl.ShowMaterializedViews, ddl.ShowSources:
 			return textCols("name"), nil
+		case ddl.ShowSinks:
+			return textCols("name", "target"), nil
 		case ddl.ShowJobs:
 			return textCols("name", "kind", "status", "reads", "writes", "last_checkpoint", "restarts"), nil
 		}
@@ -573,7 +575,7 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 			return nil, err
 		}
 		for _, k := range sinks {
-			rows = append(rows, []string{k[0]})
+			rows = append(rows, []string{k[0], k[1]})
 		}
 	case ddl.ShowJobs:
 		infos, err := s.e.Meta().Jobs(ctx)

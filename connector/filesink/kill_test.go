@@ -1,0 +1,301 @@
+package filesink_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stratadb/strata/connector/filesink"
+	"github.com/stratadb/strata/connector/format"
+	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/dataflow/barrier"
+	"github.com/stratadb/strata/dataflow/checkpoint"
+	"github.com/stratadb/strata/dataflow/graph"
+	"github.com/stratadb/strata/dataflow/operator"
+	"github.com/stratadb/strata/dataflow/task"
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/epoch"
+)
+
+// killChild tells a child process what to run.
+type killChild struct {
+	Work  string
+	Base  time.Time // epoch 1 starts here, and the input grows from here
+	Until base.Epoch
+	// Hold keeps the clock below Until until the source has read the
+	// whole input (the last child).
+	Hold bool
+}
+
+const (
+	killEnv      = "STRATA_FILESINK_KILL_CHILD"
+	killInterval = 10 * time.Millisecond
+	killTxns     = 600
+)
+
+// killLog is the input of every child: the same changelog, of which the
+// transactions before (time since Base) / 2 ms are available.
+var killLog = newChangeLog(31, killTxns, 40)
+
+type timedReader struct {
+	base time.Time
+	at   atomic.Uint64 // the position the source asked for last, or after
+}
+
+func (r *timedReader) Next(pos uint64) (*types.Chunk, uint64, error) {
+	avail := min(uint64(time.Since(r.base)/(2*time.Millisecond)), killTxns)
+	if pos >= avail {
+		r.at.Store(pos)
+		return nil, pos, nil
+	}
+	r.at.Store(pos + 1)
+	return format.AppendChanges(nil, colTypes(), killLog.txns[pos]), pos + 1, nil
+}
+
+// wallClock is an epoch clock that survives processes: epoch 1 + the
+// number of intervals since base; with hold set it stays below until
+// while hold returns true.
+type wallClock struct {
+	base  time.Time
+	until base.Epoch
+	hold  func() bool
+}
+
+func (c wallClock) now() base.Epoch {
+	e := base.Epoch(1 + time.Since(c.base)/killInterval)
+	if c.hold != nil && e >= c.until && c.hold() {
+		e = c.until - 1
+	}
+	return e
+}
+
+func (c wallClock) CurrentEpoch(context.Context) (epoch.Info, error) {
+	e := c.now()
+	return epoch.Info{Epoch: e, Start: c.base.Add(time.Duration(e-1) * killInterval)}, nil
+}
+
+func (c wallClock) WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error) {
+	for c.now() <= after {
+		select {
+		case <-ctx.Done():
+			return epoch.Info{}, ctx.Err()
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return c.CurrentEpoch(ctx)
+}
+
+// runKillChild runs the job, the changelog into a CSV file sink with
+// checkpoints on disk, until it finishes or the parent kills the process.
+// The source appends the (epoch, position) pairs it closes to closes.log
+// (after a restore a pair may be told again; the last telling counts).
+func runKillChild(raw string) {
+	var c killChild
+	if err := json.Unmarshal([]byte(raw), &c); err != nil {
+		panic(err)
+	}
+	fail := func(err error) {
+		os.Stderr.WriteString(err.Error() + "\n")
+		os.Exit(3)
+	}
+	closes, err := os.OpenFile(filepath.Join(c.Work, "closes.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		fail(err)
+	}
+	r := &timedReader{base: c.Base}
+	clock := wallClock{base: c.Base, until: c.Until}
+	if c.Hold {
+		clock.hold = func() bool { return r.at.Load() < killTxns }
+	}
+	o := filesink.Options{Dir: filepath.Join(c.Work, "out"), Format: filesink.CSV}
+	job := &graph.Job{Name: "kill-job",
+		Vertices: []graph.Vertex{
+			{Name: "src", Parallelism: 1, NewSource: func(int) operator.Source {
+				return ingest.New(ingest.Config{Reader: r, Clock: clock, Name: "changes", StartEpoch: 1, UntilEpoch: c.Until,
+					OnClose: func(p ingest.Pair) { fmt.Fprintf(closes, "%d %d\n", p.Epoch, p.Position) }})
+			}},
+			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
+				s, err := filesink.NewSink(filesink.Config{Options: o, Name: "k", Columns: cols})
+				if err != nil {
+					panic(err)
+				}
+				return filesink.NewSinkOperator(s)
+			}},
+		},
+		Edges: []graph.Edge{{From: "src", To: "sink", Partitioning: graph.Forward}},
+	}
+	err = task.Run(context.Background(), job, task.Options{Policy: barrier.PolicyUnaligned, CheckpointInterval: 5 * time.Millisecond,
+		TolerableFailures: 1000, Storage: checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(c.Work, "checkpoints"), 2),
+		Restart: task.RestartStrategy{MaxAttempts: 10, Delay: time.Millisecond}})
+	if err != nil {
+		fail(err)
+	}
+	os.Exit(0)
+}
+
+// readCloses reads the close log: the last position told per epoch (a
+// line cut by a kill is ignored).
+func readCloses(t *testing.T, path string) map[base.Epoch]uint64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[base.Epoch]uint64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e base.Epoch
+		var p uint64
+		if n, err := fmt.Sscanf(sc.Text(), "%d %d", &e, &p); n == 2 && err == nil {
+			out[e] = p
+		}
+	}
+	return out
+}
+
+// TestKillNine is exactly-once across kill -9: child processes run a job
+// from a growing changelog into a CSV file sink and are killed with
+// SIGKILL at random moments, eight times; each child resumes from the
+// newest completed checkpoint on disk and re-commits its prepared epochs;
+// a last child runs to the job's end. Then, for every epoch, the
+// committed files up to it must replay exactly the changelog up to the
+// position where the source closed it (no change lost or doubled), every
+// epoch that read changes must have its file, and no temporary file may
+// be left.
+func TestKillNine(t *testing.T) {
+	if raw := os.Getenv(killEnv); raw != "" {
+		runKillChild(raw)
+		return
+	}
+	if testing.Short() {
+		t.Skip("kills child processes")
+	}
+	work := t.TempDir()
+	out := filepath.Join(work, "out")
+	if err := filesink.CreateDir(filesink.Options{Dir: out}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := killChild{Work: work, Base: time.Now(), Until: 1 << 40}
+	start := func(c killChild) (*exec.Cmd, *bytes.Buffer, chan error) {
+		raw, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillNine$")
+		cmd.Env = append(os.Environ(), killEnv+"="+string(raw))
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		return cmd, &buf, exited
+	}
+	checkpoints := func() int {
+		ms, err := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(work, "checkpoints"), 2).Completed()
+		if err != nil || len(ms) == 0 {
+			return 0
+		}
+		return int(ms[len(ms)-1].Checkpoint)
+	}
+	rng := rand.New(rand.NewPCG(4, 2))
+	const kills = 8
+	for k := range kills {
+		before := checkpoints()
+		cmd, buf, exited := start(cfg)
+		// Three kills in four after the child completed a checkpoint,
+		// one in four at any moment, startup and restore included.
+		if rng.IntN(4) != 0 {
+			for deadline := time.Now().Add(10 * time.Second); checkpoints() == before && time.Now().Before(deadline); {
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+		time.Sleep(time.Duration(rng.IntN(80)) * time.Millisecond)
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		err := <-exited
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("child %d was not killed but ended with %v:\n%s", k, err, buf)
+		}
+	}
+	afterKills := checkpoints()
+	if afterKills == 0 {
+		t.Fatalf("no checkpoint completed in %d child runs", kills)
+	}
+	// The last child runs until it has read the whole input, and 20
+	// epochs more.
+	cfg.Until, cfg.Hold = wallClock{base: cfg.Base}.now()+20, true
+	_, buf, exited := start(cfg)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("final child: %v\n%s", err, buf)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("final child did not finish:\n%s", buf)
+	}
+
+	closes := readCloses(t, filepath.Join(work, "closes.log"))
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[base.Epoch][]byte{}
+	for _, ent := range ents {
+		n, ok := filesink.ParseName("k", ent.Name())
+		if !ok || n.Temp {
+			t.Fatalf("file left in %s: %s", out, ent.Name())
+		}
+		if files[n.Epoch], err = os.ReadFile(filepath.Join(out, ent.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	show := func(chs []format.Change) []string {
+		var s []string
+		for _, ch := range chs {
+			s = append(s, ch.Kind.String()+" "+ch.Row.String())
+		}
+		return s
+	}
+	var got []string
+	prev := uint64(0)
+	for e := base.Epoch(1); e <= cfg.Until; e++ {
+		pos, ok := closes[e]
+		if !ok {
+			t.Fatalf("epoch %d was never closed", e)
+		}
+		if b, ok := files[e]; ok {
+			got = append(got, show(readBack(t, filesink.CSV, b))...)
+		} else if pos != prev {
+			t.Fatalf("epoch %d read transactions %d to %d, and has no file", e, prev, pos)
+		}
+		var want []string
+		for _, tx := range killLog.txns[:pos] {
+			want = append(want, show(tx)...)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("the files up to epoch %d hold %d changes, the changelog up to position %d has %d (or they differ)", e, len(got), pos, len(want))
+		}
+		prev = pos
+	}
+	if prev != killTxns {
+		t.Fatalf("the last epoch closed at position %d of %d", prev, killTxns)
+	}
+	t.Logf("%d kills; checkpoint %d was the newest after them; %d epochs in %d files replay the %d changes of %d transactions once",
+		kills, afterKills, cfg.Until, len(files), len(got), killTxns)
+}
