@@ -139,7 +139,20 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 		return errors.Join(sqlerr.Wrap(sqlerr.InvalidTableDefinition, err), e.dropStorage(t.Name))
 	}
 	if err := e.rebuildCDCJob(ctx, srcName); err != nil {
-		return errors.Join(err, e.meta.DropTable(context.WithoutCancel(ctx), t.Name), e.dropStorage(t.Name))
+		// Undo in order: the job that names t, t, its storage; then the
+		// source's job for the tables it fed before.
+		ctx := context.WithoutCancel(ctx)
+		name := cdcJobName(srcName)
+		e.stopJob(name)
+		undo := []error{e.meta.DropJob(ctx, name)}
+		if errors.Is(undo[0], base.ErrNotFound) {
+			undo[0] = nil
+		}
+		undo = append(undo, e.meta.DropTable(ctx, t.Name), e.dropStorage(t.Name), e.rebuildCDCJob(ctx, srcName))
+		if u := errors.Join(undo...); u != nil {
+			return errors.Join(err, fmt.Errorf("undoing CREATE TABLE %s: %w", t.Name.Name, u))
+		}
+		return err
 	}
 	return nil
 }

@@ -112,7 +112,11 @@ func (e *Engine) connector(t catalog.Table, name string, opts map[string]string)
 	return r, nil
 }
 
-// startAll starts every job of the catalog.
+// startAll starts every job of the catalog. A job that cannot start (its
+// upstream table vanished, its options no longer hold) is logged and left
+// stopped: the meta service then reports it FAILED for want of
+// heartbeats, and the rest of the instance (and SQL, to DROP or fix what
+// it needs) stays available.
 func (e *Engine) startAll(ctx context.Context) error {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
@@ -120,7 +124,10 @@ func (e *Engine) startAll(ctx context.Context) error {
 	}
 	for _, def := range cat.Jobs() {
 		if err := e.startJob(ctx, cat, def); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return err
+			}
+			e.log.Error("job cannot start", "job", def.Name, "err", err)
 		}
 	}
 	return nil

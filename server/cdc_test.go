@@ -63,6 +63,15 @@ func TestPostgresCDC(t *testing.T) {
 		}
 	}
 	waitEqual(c, "SELECT id, name FROM customers ORDER BY id", "SELECT id, name FROM customers ORDER BY id")
+	// A table of an upstream table that does not exist is refused and
+	// leaves nothing behind: the source goes on feeding customers, and
+	// the restart below starts.
+	if _, err := c.Exec(ctx, "CREATE TABLE ghost (id INT PRIMARY KEY) FROM pg TABLE 'public.nosuch'"); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Fatalf("CREATE TABLE from a missing upstream table: %v", err)
+	}
+	if got := rowsText(t, c, "SHOW TABLES"); got != "customers" {
+		t.Fatalf("SHOW TABLES after a refused CREATE TABLE: %q", got)
+	}
 	// Writes go on while the second table is added.
 	writes := func(from, to int) {
 		for i := from; i < to; i++ {
