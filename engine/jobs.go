@@ -26,7 +26,9 @@ import (
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/planner"
 	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/sql/stream"
 	"github.com/stratadb/strata/table"
+	"github.com/stratadb/strata/table/scan"
 	"github.com/stratadb/strata/topology"
 )
 
@@ -305,6 +307,71 @@ func (v *viewEndpoints) Sink(int) operator.Operator {
 
 func (v *viewEndpoints) SinkParallelism() int { return 1 }
 
+// Lookup implements planner.LookupEndpoints: rel's table read by primary
+// key at an epoch, for a lookup join (LOOKUP(t) in a view).
+func (v *viewEndpoints) Lookup(rel *plan.Relation) (stream.LookupTable, error) {
+	name := (&relations{db: v.name.Database}).objectName(rel.Name)
+	t, err := v.e.Table(name)
+	if err != nil {
+		return nil, fmt.Errorf("lookup join: table %s: %w", name, err)
+	}
+	return &tableLookup{ctx: v.e.ctx, t: t, name: name.String()}, nil
+}
+
+// tableLookup reads a table by primary key at an epoch (scan.AtEpoch,
+// then scan.Lookup per key) for a lookup join. The table is not an input
+// of the job's dataflow, so nothing aligns on its epochs: LookupAt waits,
+// polling with a growing pause, until the table has committed the epoch,
+// which keeps the view's epoch E a function of its inputs up to E
+// (DESIGN.md invariant 1) and a replay of E reading the same version.
+// A table that does not get there within lookupWait (its writer stopped
+// or failing) fails the attempt, which releases the subtask so that the
+// job can be stopped, and the job retries after its restart delay.
+type tableLookup struct {
+	ctx  context.Context
+	t    *table.Table
+	name string
+}
+
+// lookupWait bounds how long a lookup waits for its table to commit an
+// epoch.
+const lookupWait = time.Minute
+
+// LookupAt implements stream.LookupTable.
+func (l *tableLookup) LookupAt(ep base.Epoch, keys []types.Row) ([]types.Row, error) {
+	pause := 5 * time.Millisecond
+	deadline := time.Now().Add(lookupWait)
+	for {
+		ce, err := l.t.CommittedEpoch()
+		if err != nil {
+			return nil, fmt.Errorf("lookup in %s: %w", l.name, err)
+		}
+		if ce >= ep {
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("lookup in %s: epoch %d not committed after %s (committed %d): %w", l.name, ep, lookupWait, ce, base.ErrOutOfRange)
+		}
+		select {
+		case <-l.ctx.Done():
+			return nil, fmt.Errorf("lookup in %s at epoch %d (committed %d): %w", l.name, ep, ce, l.ctx.Err())
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+	out := make([]types.Row, len(keys))
+	sn, err := scan.AtEpoch(l.t.Store(), ep)
+	if err != nil || sn == nil {
+		return out, err
+	}
+	for i, k := range keys {
+		if out[i], err = scan.Lookup(l.t.Store(), sn, k); err != nil {
+			return nil, fmt.Errorf("lookup in %s at epoch %d: %w", l.name, ep, err)
+		}
+	}
+	return out, nil
+}
+
 // failedSource is a source whose table could not be opened: it fails the
 // job attempt with the reason.
 type failedSource struct{ err error }
@@ -345,7 +412,7 @@ func (e *Engine) ExplainView(ctx context.Context, db, query string) (string, err
 	if err != nil {
 		return "", err
 	}
-	j, err := planner.Build("explain", p, &viewEndpoints{e: e, cat: cat}, planner.Options{Parallelism: e.opts.Parallelism})
+	j, err := planner.Build("explain", p, &viewEndpoints{e: e, cat: cat, name: catalog.ObjectName{Database: db}}, planner.Options{Parallelism: e.opts.Parallelism})
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table/schema"
 )
 
 // relations answers the binder's name lookups from one catalog version:
@@ -72,6 +73,13 @@ func relationOf(t catalog.Table) *plan.Relation {
 			}
 		}
 	}
+	// A keyed table whose changelog repeats what its writers wrote
+	// (changelog-producer 'input') may carry +U without -U (a Debezium
+	// update without its before image): the view normalizes it
+	// (planner's doc, "Changelog modes").
+	if len(rel.PrimaryKey) > 0 && t.Options["changelog-producer"] == string(schema.ChangelogInput) {
+		rel.Upsert = true
+	}
 	if col := t.Options[OptionWatermarkColumn]; col != "" {
 		d, _ := time.ParseDuration(t.Options[OptionWatermarkDelay])
 		for i, c := range t.Columns {
@@ -121,11 +129,18 @@ func uniqueKey(n plan.Node) (key []int, ok bool) {
 		}
 		return out, true
 	case *plan.Aggregate:
-		key := make([]int, len(n.GroupBy))
-		for i := range key {
-			key[i] = i
+		// A group column that holds one value for every row (the marker
+		// of a decorrelated EXISTS, a literal) tells no groups apart.
+		in := constants(n.Input)
+		key := make([]int, 0, len(n.GroupBy))
+		for i, g := range n.GroupBy {
+			if _, ok := constantOf(g, in); !ok {
+				key = append(key, i)
+			}
 		}
 		return key, true
+	case *plan.Union:
+		return unionKey(n)
 	case *plan.Join:
 		left, lok := uniqueKey(n.Left)
 		right, rok := uniqueKey(n.Right)
@@ -253,4 +268,119 @@ func allIn(cols, set []int) bool {
 		}
 	}
 	return true
+}
+
+// constants returns the output columns of n that hold one value for
+// every row, with that value: literals projected, and columns that carry
+// them through filters, sorts, limits, projections and groups.
+func constants(n plan.Node) map[int]types.Datum {
+	switch n := n.(type) {
+	case *plan.Filter:
+		return constants(n.Input)
+	case *plan.Sort:
+		return constants(n.Input)
+	case *plan.Limit:
+		return constants(n.Input)
+	case *plan.Project:
+		in := constants(n.Input)
+		out := map[int]types.Datum{}
+		for i, e := range n.Exprs {
+			if v, ok := constantOf(e, in); ok {
+				out[i] = v
+			}
+		}
+		return out
+	case *plan.Aggregate:
+		in := constants(n.Input)
+		out := map[int]types.Datum{}
+		for i, g := range n.GroupBy {
+			if v, ok := constantOf(g, in); ok {
+				out[i] = v
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// constantOf returns e's value when e is a literal, a cast of one, or a
+// column of in.
+func constantOf(e expr.Expr, in map[int]types.Datum) (types.Datum, bool) {
+	switch e := e.(type) {
+	case *expr.Const:
+		return e.Value, true
+	case *expr.ColumnRef:
+		v, ok := in[e.Index]
+		return v, ok
+	case *expr.Cast:
+		if _, ok := constantOf(e.Arg, in); !ok {
+			return types.Null, false
+		}
+		v, err := e.Eval(&expr.Context{}, constRow(in))
+		return v, err == nil
+	}
+	return types.Null, false
+}
+
+// constRow is a row holding in's values at their columns, for evaluating
+// a cast of a constant column.
+func constRow(in map[int]types.Datum) types.Row {
+	n := 0
+	for i := range in {
+		n = max(n, i+1)
+	}
+	row := make(types.Row, n)
+	for i, v := range in {
+		row[i] = v
+	}
+	return row
+}
+
+// unionKey is the key of UNION ALL when its inputs tell their rows apart:
+// every input has a unique key at the same columns, and one column holds
+// a different non-NULL literal in each input (SELECT id, 'order' AS kind
+// FROM orders UNION ALL SELECT id, 'refund' FROM refunds). The key is
+// that column and the inputs' common key.
+func unionKey(n *plan.Union) ([]int, bool) {
+	var common []int
+	for i, in := range n.Ins {
+		k, ok := uniqueKey(in)
+		if !ok {
+			return nil, false
+		}
+		k = slices.Clone(k)
+		slices.Sort(k)
+		if i == 0 {
+			common = k
+		} else if !slices.Equal(common, k) {
+			return nil, false
+		}
+	}
+	consts := make([]map[int]types.Datum, len(n.Ins))
+	for i, in := range n.Ins {
+		consts[i] = constants(in)
+	}
+	for col := range n.Cols {
+		distinct := true
+		for i := 0; i < len(n.Ins) && distinct; i++ {
+			v, ok := consts[i][col]
+			if !ok || v.IsNull() {
+				distinct = false
+				break
+			}
+			for j := 0; j < i; j++ {
+				if types.Compare(v, consts[j][col]) == 0 {
+					distinct = false
+					break
+				}
+			}
+		}
+		if distinct {
+			if slices.Contains(common, col) {
+				return common, true
+			}
+			return append([]int{col}, common...), true
+		}
+	}
+	return nil, false
 }

@@ -19,6 +19,16 @@
 // 42803 "must appear in the GROUP BY clause or be used in an aggregate
 // function".
 //
+// # Table functions in FROM
+//
+// TUMBLE, HOP, CUMULATE and SESSION bind to a plan.WindowTVF (from.go).
+// LOOKUP(t) binds to a Scan of t marked Lookup: t must be a stored table
+// with a primary key, and the binder refuses LOOKUP anywhere but the right
+// side of an INNER or LEFT JOIN (0A000 at the item) and an ON that does
+// not equate every primary-key column with values of the other side
+// (0A000 at ON); the planner checks that the other side is append-only
+// (planner's doc, "Lookup joins").
+//
 // # Subqueries
 //
 // EXISTS, NOT EXISTS, IN and NOT IN subqueries that are conjuncts of WHERE become

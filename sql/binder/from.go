@@ -21,6 +21,9 @@ func (b *Binder) bindFrom(items []*pg_query.Node) (plan.Node, *scope, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if isLookupScan(n) {
+			return nil, nil, b.errAt(nodeLoc(it), sqlerr.FeatureNotSupported, "LOOKUP(%s) is read by key: it may only be the right side of an INNER or LEFT JOIN", n.(*plan.Scan).Rel.Name)
+		}
 		if node == nil {
 			node, sc = n, s
 			continue
@@ -103,6 +106,9 @@ func (b *Binder) bindFromItem(n *pg_query.Node) (plan.Node, *scope, error) {
 		}
 		return sub, sc, nil
 	case n.GetRangeFunction() != nil:
+		if rf := n.GetRangeFunction(); isLookup(rf) {
+			return b.bindLookup(rf)
+		}
 		return b.bindWindowTVF(n.GetRangeFunction())
 	}
 	return nil, nil, b.errAt(nodeLoc(n), sqlerr.FeatureNotSupported, "unsupported FROM item %T", n.GetNode())
@@ -133,6 +139,9 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 	if err := b.checkDuplicateAliases(ls, rs, rloc); err != nil {
 		return nil, nil, err
 	}
+	if isLookupScan(left) {
+		return nil, nil, b.errAt(nodeLoc(j.GetLarg()), sqlerr.FeatureNotSupported, "LOOKUP(%s) may only be the right side of an INNER or LEFT JOIN", left.(*plan.Scan).Rel.Name)
+	}
 	var kind plan.JoinKind
 	switch j.GetJointype() {
 	case pg_query.JoinType_JOIN_INNER:
@@ -148,6 +157,9 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 		kind = plan.FullJoin
 	default:
 		return nil, nil, b.errAt(rloc, sqlerr.FeatureNotSupported, "join type %s is not supported", j.GetJointype())
+	}
+	if isLookupScan(right) && kind != plan.InnerJoin && kind != plan.LeftJoin {
+		return nil, nil, b.errAt(rloc, sqlerr.FeatureNotSupported, "LOOKUP(%s) may only be the right side of an INNER or LEFT JOIN, not of a %s JOIN", right.(*plan.Scan).Rel.Name, strings.ToUpper(kind.String()))
 	}
 	sc := ls.concat(rs)
 	var on expr.Expr
@@ -206,6 +218,15 @@ func (b *Binder) bindJoin(j *pg_query.JoinExpr) (plan.Node, *scope, error) {
 		}
 	} else if q := j.GetQuals(); q != nil {
 		if on, err = b.bindBool(q, exprCtx{scope: sc, clause: "JOIN conditions"}, nodeLoc(q)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if isLookupScan(right) {
+		loc := rloc
+		if q := j.GetQuals(); q != nil {
+			loc = deepLoc(q) // the start of ON's expression
+		}
+		if err := b.checkLookupKey(right.(*plan.Scan), on, len(ls.cols), loc); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -402,4 +423,106 @@ func (b *Binder) partitionColumns(n *pg_query.Node, sc *scope) ([]int, error) {
 		out = append(out, i)
 	}
 	return out, nil
+}
+
+// checkLookupKey checks that on equates every primary-key column of the
+// LOOKUP scan (the join's right side, after lw left columns) with an
+// expression that reads no column of it, as the planner's lookup join
+// needs (0A000 at loc otherwise).
+func (b *Binder) checkLookupKey(s *plan.Scan, on expr.Expr, lw int, loc int32) error {
+	fixed := map[int]bool{}
+	var walk func(e expr.Expr)
+	walk = func(e expr.Expr) {
+		switch e := e.(type) {
+		case *expr.And:
+			for _, a := range e.Args {
+				walk(a)
+			}
+		case *expr.Call:
+			if e.Fn == nil || e.Fn.Name != "=" || len(e.Args) != 2 {
+				return
+			}
+			for i, a := range e.Args {
+				c, ok := a.(*expr.ColumnRef)
+				if !ok || c.Index < lw {
+					continue
+				}
+				readsRight := false
+				expr.Walk(e.Args[1-i], func(x expr.Expr) bool {
+					if r, ok := x.(*expr.ColumnRef); ok && r.Index >= lw {
+						readsRight = true
+					}
+					return !readsRight
+				})
+				if !readsRight {
+					fixed[c.Index-lw] = true
+				}
+			}
+		}
+	}
+	if on != nil {
+		walk(on)
+	}
+	var missing []string
+	for _, k := range s.Rel.PrimaryKey {
+		if !fixed[k] {
+			missing = append(missing, s.Rel.Columns[k].Name)
+		}
+	}
+	if len(missing) > 0 {
+		return b.errAt(loc, sqlerr.FeatureNotSupported, "a lookup join reads LOOKUP(%s) by its whole primary key: ON must equate %s with values of the other side", s.Rel.Name, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func isLookupScan(n plan.Node) bool {
+	s, ok := n.(*plan.Scan)
+	return ok && s.Lookup
+}
+
+// isLookup reports whether rf is LOOKUP(...).
+func isLookup(rf *pg_query.RangeFunction) bool {
+	if len(rf.GetFunctions()) != 1 {
+		return false
+	}
+	items := rf.GetFunctions()[0].GetList().GetItems()
+	if len(items) == 0 || items[0].GetFuncCall() == nil {
+		return false
+	}
+	return lower(strings.Join(names(items[0].GetFuncCall().GetFuncname()), ".")) == "lookup"
+}
+
+// bindLookup binds LOOKUP(table) [AS alias]: a stored table with a
+// primary key read by key at the epoch being processed, the right side of
+// a lookup join in a view (plan.Scan.Lookup; PostgreSQL's grammar has no
+// FOR SYSTEM_TIME AS OF, which Flink writes for it).
+func (b *Binder) bindLookup(rf *pg_query.RangeFunction) (plan.Node, *scope, error) {
+	fc := rf.GetFunctions()[0].GetList().GetItems()[0].GetFuncCall()
+	loc := fc.GetLocation()
+	args := fc.GetArgs()
+	var ref *pg_query.ColumnRef
+	if len(args) == 1 {
+		ref = args[0].GetColumnRef()
+	}
+	if ref == nil || len(ref.GetFields()) < 1 || len(ref.GetFields()) > 2 {
+		return nil, nil, b.errAt(loc, sqlerr.SyntaxError, "LOOKUP takes one argument, the name of a table with a primary key")
+	}
+	parts := make([]string, len(ref.GetFields()))
+	for i, f := range ref.GetFields() {
+		parts[i] = strVal(f)
+	}
+	rel, err := b.cat.Relation(strings.Join(parts, "."))
+	if err != nil {
+		return nil, nil, b.atLoc(ref.GetLocation(), err)
+	}
+	if rel.IsSource || len(rel.PrimaryKey) == 0 {
+		return nil, nil, b.errAt(ref.GetLocation(), sqlerr.FeatureNotSupported, "LOOKUP(%s): a lookup reads a stored table by its primary key, and %s has none", rel.Name, rel.Name)
+	}
+	scan := plan.NewScan(rel, rf.GetAlias().GetAliasname())
+	scan.Lookup = true
+	sc := scopeOf(scan)
+	if err := b.renameColumns(sc, rf.GetAlias(), loc); err != nil {
+		return nil, nil, err
+	}
+	return scan, sc, nil
 }

@@ -67,6 +67,9 @@ func (s *liveState) apply(c Change) error {
 		return nil
 	}
 	k := s.key(c.Row)
+	if s.rel.Upsert {
+		return s.upsert(k, c)
+	}
 	if s.hasPend && (c.Kind != types.UpdateAfter || k != s.pending) {
 		return errors.New("-U must be followed by +U of the same key")
 	}
@@ -94,6 +97,23 @@ func (s *liveState) apply(c Change) error {
 		}
 		s.rows[k] = c.Row
 		s.hasPend = false
+	}
+	return nil
+}
+
+// upsert applies a change of an upsert changelog: +I and +U replace the
+// key's row, live or not; -D deletes a live key; -U has no place in it.
+func (s *liveState) upsert(k string, c Change) error {
+	switch c.Kind {
+	case types.Insert, types.UpdateAfter:
+		s.rows[k] = c.Row
+	case types.Delete:
+		if _, ok := s.rows[k]; !ok {
+			return fmt.Errorf("-D of key %s, which is not live", s.keyText(c.Row))
+		}
+		delete(s.rows, k)
+	default:
+		return fmt.Errorf("%s in the upsert changelog of %s", c.Kind, s.rel.Name)
 	}
 	return nil
 }
@@ -169,6 +189,41 @@ type GenSpec struct {
 // same key (some columns kept, some redrawn, sometimes none changed), and
 // deletes as -D of the live row. The same spec gives the same changelog.
 func Generate(rel *plan.Relation, g GenSpec) [][]Change {
+	if rel.Upsert {
+		return upsertOf(rel, generate(rel, g))
+	}
+	return generate(rel, g)
+}
+
+// upsertOf turns a retract changelog of rel into the upsert changelog an
+// upsert source gives for it: no -U, and a -D that names only the key
+// (its other columns NULL, as a Kafka tombstone carries no value).
+func upsertOf(rel *plan.Relation, epochs [][]Change) [][]Change {
+	out := make([][]Change, len(epochs))
+	for e, cs := range epochs {
+		for _, c := range cs {
+			switch c.Kind {
+			case types.UpdateBefore:
+				continue
+			case types.Delete:
+				key := make(types.Row, len(c.Row))
+				for _, k := range rel.PrimaryKey {
+					key[k] = c.Row[k]
+				}
+				c = Change{Kind: types.Delete, Row: key}
+			}
+			out[e] = append(out[e], c)
+		}
+	}
+	return out
+}
+
+func generate(rel *plan.Relation, g GenSpec) [][]Change {
+	if rel.Upsert {
+		plain := *rel
+		plain.Upsert = false
+		rel = &plain
+	}
 	if len(rel.PrimaryKey) == 0 {
 		g.Updates, g.Deletes = 0, 0
 	}

@@ -23,6 +23,15 @@
 // through source subtask 0 at every parallelism, so that the rows its
 // LateFilter drops are the same whatever the parallelism.
 //
+//	table NAME (col TYPE, ..., PRIMARY KEY (col, ...)) UPSERT
+//
+// declares an input whose changelog is an upsert one by its primary key
+// (plan.Relation.Upsert): +I and +U replace the key's row with no -U
+// before it, -D deletes the key whatever its other columns say (write
+// NULL there, as a tombstone carries no value). A random upsert
+// changelog is a random retract one without its -U and with -D naming
+// only the key.
+//
 //	input NAME
 //	+I 1, 'a', 2.5
 //	epoch
@@ -105,7 +114,8 @@
 //
 //   - input-keyed: an input changelog respects its primary key (no +I of
 //     a live key, -U and -D retract exactly the live row, -U is followed
-//     by +U of the same key); hand-written inputs that break it are
+//     by +U of the same key; for an upsert input, no -U and no -D of a
+//     key that is not live); hand-written inputs that break it are
 //     refused with their line.
 //   - view-multiset: at the end of every epoch no row has a negative
 //     count: a view never retracts a row it does not hold.

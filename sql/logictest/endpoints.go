@@ -1,6 +1,7 @@
 package logictest
 
 import (
+	"fmt"
 	"hash/fnv"
 	"sync"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/stream"
 )
 
 // endpoints feeds a job from a dataset and collects its output: source
@@ -64,9 +66,18 @@ func (e *endpoints) Source(rel *plan.Relation, subtask int) operator.Source {
 	return src
 }
 
-func (e *endpoints) SourceParallelism(*plan.Relation) int { return e.par }
-func (e *endpoints) SinkParallelism() int                 { return 0 }
-func (e *endpoints) Sink(int) operator.Operator           { return &collectSink{ep: e} }
+// SourceParallelism is the job's parallelism, except for an input with a
+// watermark: its rows all go through one subtask (Source), so it has one,
+// as a source whose watermark an interval join can rely on
+// (stream.JoinInterval).
+func (e *endpoints) SourceParallelism(rel *plan.Relation) int {
+	if rel.Watermark != nil {
+		return 1
+	}
+	return e.par
+}
+func (e *endpoints) SinkParallelism() int       { return 0 }
+func (e *endpoints) Sink(int) operator.Operator { return &collectSink{ep: e} }
 
 func relTypes(rel *plan.Relation) []types.Type {
 	ts := make([]types.Type, len(rel.Columns))
@@ -142,4 +153,42 @@ func (s *collectSink) Finish() error {
 		return s.OnEpoch(base.Epoch(1 << 30))
 	}
 	return nil
+}
+
+// Lookup implements planner.LookupEndpoints: rel's rows at an epoch, as
+// its changelog in the dataset says (epoch E holds the changes of the
+// dataset's first E epochs, as the sources close them).
+func (e *endpoints) Lookup(rel *plan.Relation) (stream.LookupTable, error) {
+	t := e.data.Table(rel.Name)
+	if t == nil {
+		return nil, fmt.Errorf("lookup of %s: no such table in the dataset", rel.Name)
+	}
+	return &datasetLookup{rel: t.Rel, epochs: e.data.Inputs[rel.Name]}, nil
+}
+
+// datasetLookup reads a dataset's table by key at an epoch.
+type datasetLookup struct {
+	rel    *plan.Relation
+	epochs [][]Change
+}
+
+// LookupAt implements stream.LookupTable.
+func (d *datasetLookup) LookupAt(e base.Epoch, keys []types.Row) ([]types.Row, error) {
+	st := newLiveState(d.rel)
+	for i := 0; i < int(e) && i < len(d.epochs); i++ {
+		for _, c := range d.epochs[i] {
+			if err := st.apply(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]types.Row, len(keys))
+	for i, k := range keys {
+		full := make(types.Row, len(d.rel.Columns))
+		for j, c := range d.rel.PrimaryKey {
+			full[c] = k[j]
+		}
+		out[i] = st.rows[st.key(full)]
+	}
+	return out, nil
 }

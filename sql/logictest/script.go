@@ -223,8 +223,15 @@ func (p *scriptParser) run() error {
 	return nil
 }
 
-// table parses "NAME (col TYPE [NOT NULL], ..., PRIMARY KEY (a, b))".
+// table parses "NAME (col TYPE [NOT NULL], ..., PRIMARY KEY (a, b))
+// [UPSERT]".
 func (p *scriptParser) table(line int, rest string) error {
+	upsert := false
+	if low := strings.ToLower(strings.TrimSpace(rest)); strings.HasSuffix(low, ") upsert") {
+		upsert = true
+		rest = strings.TrimSpace(rest)
+		rest = strings.TrimSpace(rest[:len(rest)-len("upsert")])
+	}
 	name, body, ok := strings.Cut(rest, "(")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || !strings.HasSuffix(body, ")") {
@@ -272,6 +279,12 @@ func (p *scriptParser) table(line int, rest string) error {
 			return p.errf(line, "table %s: %v", name, err)
 		}
 		rel.Watermark = w
+	}
+	if upsert {
+		if len(pk) == 0 {
+			return p.errf(line, "table %s: an upsert changelog needs a primary key", name)
+		}
+		rel.Upsert = true
 	}
 	for _, c := range pk {
 		i := columnIndex(rel, c)

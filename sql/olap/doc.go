@@ -148,6 +148,16 @@
 // 22003, conversion 22P02, permission (external access) 42501, other binder
 // errors 42000, anything else XX000.
 //
+// # Lookup tables [lookup]
+//
+// LOOKUP(t) after FROM, JOIN or a comma is rewritten to t before DuckDB
+// sees the text (unwrapLookup): in a view it is a lookup join, each
+// stream row meeting t as it was at the row's epoch; a one-shot query
+// reads t at the query's version. So Verify recomputes a lookup-join view
+// as the regular join with t at the verified epoch, which differs from
+// the view for the rows joined before t last changed: such differences
+// are the lookup join's meaning, not a fault.
+//
 // # Verify [verify-multiset]
 //
 // Verify runs a view's query over its inputs and compares the result with

@@ -201,7 +201,7 @@ func (e *Engine) Describe(ctx context.Context, inputs []Input, sqlText string) (
 // ([names-per-query]), sets the time zone (nil: UTC) and calls fn with the
 // connection and the rewritten SQL; then it releases the loaded tables.
 func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string, loc *time.Location, fn func(conn *sql.Conn, rewritten string) error) error {
-	bindings, rewritten, err := bindNames(inputs, sqlText)
+	bindings, rewritten, err := bindNames(inputs, unwrapLookup(sqlText))
 	if err != nil {
 		return err
 	}

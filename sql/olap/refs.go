@@ -18,6 +18,7 @@ import (
 // the statement text at the position DuckDB reports. Syntax errors are
 // 42601; a text that is not one SELECT is 0A000.
 func (e *Engine) ReferencedTables(ctx context.Context, sqlText string) ([]string, error) {
+	sqlText = unwrapLookup(sqlText)
 	var tree string
 	if err := e.db.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sqlText).Scan(&tree); err != nil {
 		return nil, mapError(err)

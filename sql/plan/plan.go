@@ -41,6 +41,12 @@ type Relation struct {
 	// Watermark, when set, is the event-time column's position and the
 	// delay expression (WATERMARK FOR col AS col - INTERVAL ...).
 	Watermark *Watermark
+	// Upsert says the relation's changelog is an upsert changelog by its
+	// primary key (Flink's upsert mode, upsert-kafka's): a +I or +U
+	// replaces its key's row with no -U before it, and a -D deletes its
+	// key whatever its other columns say. Without it a keyed changelog
+	// is a retract one: -U and -D carry the exact row they retract.
+	Upsert bool
 }
 
 // Watermark is a relation's event-time declaration.
@@ -55,7 +61,12 @@ type Watermark struct {
 type Scan struct {
 	Rel   *Relation
 	Alias string
-	cols  []Column
+	// Lookup marks LOOKUP(rel): in a view, the right side of a lookup
+	// join, read by primary key at the epoch being processed instead of
+	// as a changelog (planner's doc, "Lookup joins"). A one-shot query
+	// reads it as rel itself, at the query's version.
+	Lookup bool
+	cols   []Column
 }
 
 // NewScan returns a scan of rel under alias (rel.Name when empty).
@@ -77,10 +88,14 @@ func (s *Scan) Schema() []Column { return s.cols }
 // Inputs returns the child nodes.
 func (s *Scan) Inputs() []Node { return nil }
 func (s *Scan) describe() string {
-	if s.Alias != s.Rel.Name {
-		return fmt.Sprintf("Scan %s AS %s", s.Rel.Name, s.Alias)
+	d := "Scan " + s.Rel.Name
+	if s.Lookup {
+		d = "Scan LOOKUP(" + s.Rel.Name + ")"
 	}
-	return "Scan " + s.Rel.Name
+	if s.Alias != s.Rel.Name {
+		d += " AS " + s.Alias
+	}
+	return d
 }
 
 // Values is a constant relation (VALUES (...), (...) or a SELECT without

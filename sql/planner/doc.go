@@ -17,11 +17,22 @@
 // # Changelog modes
 //
 // Every step has a changelog mode, as Flink's planner infers them:
-// append-only (+I only: a source or an append table), or retract (-U/+U
-// pairs and -D). A scan of a relation with a primary key is retract (its
-// changelog carries updates); Filter and Project keep their input's mode;
-// an Aggregate or a Join produces retract output whatever its input. Explain shows
-// each vertex with its mode.
+// append-only (+I only: a source or an append table), upsert (by a key:
+// +I/+U replace the key's row, -D deletes the key), or retract (-U/+U
+// pairs and -D carrying the exact rows). A scan of a relation with a
+// primary key is retract (its changelog carries updates), or upsert when
+// the relation says so (plan.Relation.Upsert); Filter and Project keep
+// their input's mode; an Aggregate or a Join produces retract output
+// whatever its input, except an inner interval join and a lookup join,
+// which are append-only (below). Explain shows each vertex with its
+// mode.
+//
+// An upsert scan is followed at once by a Normalize vertex, behind a hash
+// exchange on the primary key, that keeps each key's last row and turns
+// the changelog into a retract one (Flink's ChangelogNormalize): every
+// operator after it retracts exactly the rows it added, so a left join
+// whose right row is upserted without -U and then deleted by key comes
+// back NULL-padded.
 //
 // A Join becomes a Map per side that appends the join keys as columns, a
 // hash exchange of both sides on those columns, and a Join vertex. Every
@@ -36,6 +47,63 @@
 // constant into a Join of parallelism 1 whose state holds both sides, the
 // whole ON its residual (each change is tested against every row of the
 // other side).
+//
+// # Interval joins
+//
+// A join (inner, left, right or full) of two append-only inputs, each
+// carrying the event time of a relation with a watermark (through Filters
+// and Projects that pass the column on, from a source of one subtask),
+// whose ON bounds the right time minus the left time from below and from
+// above is an interval join (Flink's), as in
+//
+//	a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts - INTERVAL '10' SECOND
+//	                                   AND a.ts + INTERVAL '5' SECOND
+//
+// or with >=, >, <=, < and either time on either side (col, col + iv,
+// col - iv with a constant interval without months). It is the same Join
+// vertex with stream.JoinInterval set: rows leave its state once the
+// other side's watermark shows they can match nothing more, so its state
+// stays bounded; the inner interval join's output is append-only.
+// Matching is still the whole ON. A day added to a TIMESTAMPTZ is a
+// calendar day of the session time zone, so the bounds that keep state
+// count it as 23 to 25 hours. A join that misses a bound, a watermark, or
+// has an input with updates stays a regular join, whose state is never
+// dropped.
+//
+// # Lookup joins
+//
+// A stream enriched with a stored table's row by key, read at the epoch
+// being processed without keeping the table in the job's state (Flink's
+// lookup join, JOIN t FOR SYSTEM_TIME AS OF o.proctime; RisingWave's
+// temporal join), is written with the table function LOOKUP:
+//
+//	SELECT o.id, c.name FROM orders o
+//	  [LEFT] JOIN LOOKUP(customers) AS c ON c.id = o.customer_id
+//
+// PostgreSQL's grammar has no FOR SYSTEM_TIME AS OF (pg_query refuses
+// it), so the choice is spelled in FROM, where PostgreSQL parses a
+// function call, like the window TVFs. Two others were weighed and
+// dropped: a rule (an append-only input joined with a table on the
+// table's whole primary key is a lookup join) would silently change what
+// existing regular joins mean, since a lookup join never revisits a row
+// when the table changes later; a table option (WITH (lookup = true))
+// would decide for every query over the table rather than in the one
+// that wants it. LOOKUP is explicit, local to the query, and a one-shot
+// SELECT can read LOOKUP(t) as t (plan.Scan.Lookup).
+//
+// Rules: LOOKUP(t) is the right side of an INNER or LEFT JOIN, t has a
+// primary key, ON equates every primary-key column of t with an
+// expression of the other side's columns or a constant (of the column's
+// type; the rest of ON is a residual over the joined row), and the other
+// side is append-only (a retraction would need the table as it was when
+// its row was joined). Anything else is refused with 0A000, by the binder
+// with a position where it can tell (placement, the key). The job reads
+// t through the Endpoints' LookupEndpoints (the engine's over
+// table.Table: scan.AtEpoch then scan.Lookup); the plan is the left side,
+// then a LookupJoin vertex with its parallelism over a forward edge,
+// append-only. A row of epoch E meets t as it is at epoch E, waiting for
+// t to commit E, so the view's epoch E depends only on its inputs up to E
+// (DESIGN.md invariant 1), and a replay reads the same version.
 //
 // # Windows, Top-N, unions and late data
 //

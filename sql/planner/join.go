@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/stratadb/strata/dataflow/graph"
@@ -67,6 +68,9 @@ func rebase(e expr.Expr, by int) expr.Expr {
 // constant, so that every row of both sides meets in one subtask and one
 // state key, and the whole ON is the residual.
 func (b *builder) join(n *plan.Join) (stage, error) {
+	if s, ok := n.Right.(*plan.Scan); ok && s.Lookup {
+		return b.lookupJoin(n, s)
+	}
 	lw := len(n.Left.Schema())
 	var lkeys, rkeys, residual []expr.Expr
 	var nullSafe []bool
@@ -163,21 +167,37 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 	}
 	lt, rt := left.types, right.types
 	kind := n.Kind
+	var interval *stream.JoinInterval
+	if left.mode == AppendOnly && right.mode == AppendOnly && kind != plan.CrossJoin {
+		interval = b.intervalOf(n, residual)
+	}
 	b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: name, Parallelism: par,
 		NewOperator: b.wrap("join", func(int) operator.Operator {
 			return &stream.Join{Kind: kind, LeftTypes: lt, RightTypes: rt, LeftKeys: lcols, RightKeys: rcols,
-				KeyTypes: keyTypes, NullSafe: nullSafe, Residual: res, Eval: eval}
+				KeyTypes: keyTypes, NullSafe: nullSafe, Residual: res, Eval: eval, Interval: interval}
 		})})
 	b.job.Edges = append(b.job.Edges,
 		graph.Edge{From: lk.vertex, To: name, Input: 0, Partitioning: graph.Hash, KeyColumns: lcols, KeyTypes: keyTypes},
 		graph.Edge{From: rk.vertex, To: name, Input: 1, Partitioning: graph.Hash, KeyColumns: rcols, KeyTypes: keyTypes})
 	detail := n.Kind.String() + "Join"
+	mode := Retract
+	if interval != nil {
+		detail = n.Kind.String() + "IntervalJoin"
+		if kind == plan.InnerJoin {
+			// Append-only inputs and rows dropped only when they can
+			// match nothing more: the inner join never retracts.
+			mode = AppendOnly
+		}
+	}
 	if n.On != nil {
 		detail += " on " + n.On.String()
+	}
+	if interval != nil {
+		detail += fmt.Sprintf(" (state kept for right time - left time in [%s, %s])", micros(interval.Lo), micros(interval.Hi))
 	}
 	if nested {
 		detail += " (nested loop)"
 	}
-	b.explain = append(b.explain, name+" "+detail+" (parallelism "+strconv.Itoa(par)+", retract)")
-	return stage{vertex: name, types: append(append([]types.Type(nil), lt...), rt...), mode: Retract, par: par}, nil
+	b.explain = append(b.explain, name+" "+detail+" (parallelism "+strconv.Itoa(par)+", "+mode.String()+")")
+	return stage{vertex: name, types: append(append([]types.Type(nil), lt...), rt...), mode: mode, par: par}, nil
 }

@@ -37,11 +37,15 @@ type Mode uint8
 const (
 	AppendOnly Mode = iota + 1 // +I only
 	Retract                    // +I, -U/+U pairs, -D
+	Upsert                     // +I/+U replace a key's row, -D deletes a key
 )
 
 func (m Mode) String() string {
-	if m == AppendOnly {
+	switch m {
+	case AppendOnly:
 		return "append-only"
+	case Upsert:
+		return "upsert"
 	}
 	return "retract"
 }
@@ -170,18 +174,28 @@ func schemaTypes(n plan.Node) []types.Type {
 func (b *builder) node(n plan.Node) (stage, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
+		if n.Lookup {
+			return stage{}, sqlerr.New(sqlerr.FeatureNotSupported, "LOOKUP(%s) is read by key: it may only be the right side of an INNER or LEFT JOIN", n.Rel.Name)
+		}
 		name := b.vertexName("scan-" + n.Rel.Name)
 		par := max(b.ep.SourceParallelism(n.Rel), 1)
 		rel := n.Rel
 		b.job.Vertices = append(b.job.Vertices, graph.Vertex{Name: name, Parallelism: par,
 			NewSource: func(i int) operator.Source { return b.ep.Source(rel, i) }})
 		mode := AppendOnly
-		if len(rel.PrimaryKey) > 0 {
+		switch {
+		case rel.Upsert && len(rel.PrimaryKey) > 0:
+			mode = Upsert
+		case len(rel.PrimaryKey) > 0:
 			mode = Retract
 		}
 		b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d, %s)", name, par, mode))
 		b.scans++
-		return b.watermark(rel, stage{vertex: name, types: schemaTypes(n), mode: mode, par: par})
+		src := stage{vertex: name, types: schemaTypes(n), mode: mode, par: par}
+		if rel.Upsert && len(rel.PrimaryKey) > 0 {
+			src = b.normalize(rel, src)
+		}
+		return b.watermark(rel, src)
 	case *plan.Filter:
 		in, err := b.node(n.Input)
 		if err != nil {
@@ -211,6 +225,23 @@ func (b *builder) node(n plan.Node) (stage, error) {
 		return s, err
 	}
 	return stage{}, sqlerr.New(sqlerr.FeatureNotSupported, "%s is not supported in a streaming job yet", strings.TrimPrefix(fmt.Sprintf("%T", n), "*plan."))
+}
+
+// normalize turns the upsert changelog of rel's source into a retract
+// one: a hash exchange on the primary key and a Normalize vertex with
+// the job's parallelism.
+func (b *builder) normalize(rel *plan.Relation, src stage) stage {
+	keys := append([]int(nil), rel.PrimaryKey...)
+	keyTypes := make([]types.Type, len(keys))
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		keyTypes[i] = src.types[k]
+		names[i] = rel.Columns[k].Name
+	}
+	ts := src.types
+	return b.addOperator("normalize", b.opts.Parallelism, src, graph.Hash, keys, keyTypes, ts, Retract,
+		func(int) operator.Operator { return &stream.Normalize{Types: ts, KeyCols: keys, KeyTypes: keyTypes} },
+		"upsert changelog by ("+strings.Join(names, ", ")+") to retract")
 }
 
 // aggregate builds the pre-aggregation Map, the hash exchange and the

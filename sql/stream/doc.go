@@ -30,7 +30,13 @@
 //     Without GROUP BY it keeps one global row, emitted from the first
 //     epoch on, also over empty input, as SQL's global aggregate is.
 //   - Join is the equi-join of two changelogs (inner, left, right, full)
-//     with a residual predicate, its output consolidated per epoch.
+//     with a residual predicate, its output consolidated per epoch. With
+//     a JoinInterval it is an interval join of two append-only inputs,
+//     dropping rows from its state as the watermarks pass them
+//     (interval.go).
+//   - LookupJoin enriches an append-only stream with a stored table's
+//     rows by primary key at the epoch being processed, keeping no copy
+//     of the table (LookupTable).
 //   - WindowExpand assigns each row to its TUMBLE, HOP or CUMULATE
 //     windows (stateless; a retraction expands as its row did).
 //   - SessionWindow assigns rows to SESSION windows, merging sessions that
@@ -42,6 +48,8 @@
 //   - Repeat emits each row as many times as its count column says
 //     (INTERSECT ALL, EXCEPT ALL).
 //   - LateFilter drops and counts rows behind a source's watermark.
+//   - Normalize turns an upsert changelog (+U without -U, -D by key)
+//     into a retract one, keeping each key's last row.
 //   - ValuesSource is the bounded source of constant rows (VALUES).
 //
 // SessionWindow and TopN share the sorted state (sorted.go): per

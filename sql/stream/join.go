@@ -56,8 +56,14 @@ type Join struct {
 	// keeps every pair with equal keys.
 	Residual expr.Expr
 	Eval     *expr.Context
+	// Interval, when set, makes this an interval join of two append-only
+	// inputs with watermarks: rows are stored in event-time order and
+	// dropped once the other side's watermark says that they can match
+	// nothing more (interval.go).
+	Interval *JoinInterval
 
 	ctx     *operator.Context
+	iv      intervalState
 	outT    []types.Type
 	pending map[string]int64
 	key     []byte
@@ -107,6 +113,9 @@ func (j *Join) Open(ctx *operator.Context) error {
 		}
 		b = b[k2:]
 		j.pending[row] = d
+	}
+	if j.Interval != nil {
+		return j.openInterval()
 	}
 	return nil
 }
@@ -177,6 +186,15 @@ func (j *Join) Process(side int, c *types.Chunk) error {
 			nullKey = nullKey || d.IsNull() && (i >= len(j.NullSafe) || !j.NullSafe[i])
 			j.key = types.AppendKey(j.key, d, j.KeyTypes[i])
 		}
+		if j.Interval != nil {
+			// A row without an event time matches nothing, as a NULL
+			// key does: every time bound compares with NULL.
+			noTime, err := j.observe(side, mine, c.Kinds[r])
+			if err != nil {
+				return err
+			}
+			nullKey = nullKey || noTime
+		}
 		if nullKey {
 			if j.preserved(side) {
 				j.delta(j.padded(side, mine), sign)
@@ -200,7 +218,7 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 	j.ctx.State.SetCurrentKey(j.key)
 	myState := j.ctx.State.Map(sideName(side))
 	otherState := j.ctx.State.Map(sideName(1 - side))
-	rowKey := types.AppendRow(nil, mine, myTypes)
+	rowKey := j.storedKey(side, mine, myTypes)
 	v, ok, err := myState.Get(rowKey)
 	if err != nil {
 		return err
@@ -217,7 +235,7 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 	var matches int64
 	var updates []otherUpdate
 	err = otherState.Iterate(func(k, v []byte) error {
-		other, rest, err := types.DecodeRow(k, otherTypes)
+		other, rest, err := types.DecodeRow(j.storedRow(k), otherTypes)
 		if err != nil || len(rest) != 0 {
 			return j.corrupt("stored row")
 		}
@@ -263,11 +281,25 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 	if count == 0 {
 		return myState.Delete(rowKey)
 	}
+	if j.Interval != nil {
+		j.addTimer(side, mine)
+	}
 	return myState.Put(rowKey, encodeEntry(count, matches))
 }
 
-// OnEpoch implements operator.Operator: emit the epoch's net changes.
+// OnEpoch implements operator.Operator: emit the epoch's net changes,
+// then (an interval join) drop the rows the watermarks have expired.
 func (j *Join) OnEpoch(base.Epoch) error {
+	if err := j.emitPending(); err != nil {
+		return err
+	}
+	if j.Interval != nil {
+		return j.expire()
+	}
+	return nil
+}
+
+func (j *Join) emitPending() error {
 	if len(j.pending) == 0 {
 		return nil
 	}
@@ -317,5 +349,11 @@ func (j *Join) Snapshot(base.CheckpointID) error {
 		b = append(b, k...)
 		b = binary.AppendVarint(b, j.pending[k])
 	}
-	return j.ctx.State.OperatorValue(joinPending).Set(b)
+	if err := j.ctx.State.OperatorValue(joinPending).Set(b); err != nil {
+		return err
+	}
+	if j.Interval != nil {
+		return j.snapshotInterval()
+	}
+	return nil
 }
