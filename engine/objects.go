@@ -387,6 +387,20 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 	case what == "table" && t.Kind != catalog.KindTable:
 		return sqlerr.New(sqlerr.WrongObjectType, "%q is not a table; use DROP MATERIALIZED VIEW", name.Name)
 	}
+	for _, j := range cat.Jobs() {
+		if !isSinkJob(j) || !slices.Contains(j.Writes, name) {
+			continue
+		}
+		// A sink writing the table depends on it as much as a reader.
+		if !cascade {
+			return sqlerr.New(sqlerr.DependentObjectsStillExist,
+				"cannot drop %s %s because sink %s writes it (use DROP ... CASCADE to drop the sink too)", what, name.Name, j.Options[jobOptSink])
+		}
+		if err := e.dropSinkJob(ctx, j); err != nil {
+			return err
+		}
+		return e.drop(ctx, what, name, ifExists, cascade)
+	}
 	var writer string
 	for _, j := range cat.Jobs() {
 		for _, r := range j.Reads {

@@ -121,8 +121,15 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 	if _, err := e.buildSinkJob(cat, def); err != nil {
 		return err
 	}
-	// The sink replaces the table's DML job as its writer.
+	// The sink replaces the table's DML job as its writer. That job
+	// commits an epoch at every tick until it stops, so the sink's first
+	// epoch is the one after the table's committed epoch once it has
+	// stopped (an epoch read before would be behind the table).
 	e.stopJob(dml)
+	if committed, err = tb.CommittedEpoch(); err != nil {
+		return errors.Join(err, e.restoreDMLJob(context.WithoutCancel(ctx), into))
+	}
+	def.Options[jobOptStartAfter] = strconv.FormatUint(uint64(committed), 10)
 	if err := e.meta.DropJob(ctx, dml); err != nil && !errors.Is(err, base.ErrNotFound) {
 		return err
 	}

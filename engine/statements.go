@@ -15,6 +15,7 @@ import (
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table/schema"
 )
 
 // Args are the parameters $1, $2, ... of a prepared statement (the
@@ -416,6 +417,13 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 	newRow func(types.Row) (types.Row, error)) (int, base.Epoch, error) {
 	if len(t.PrimaryKey) == 0 {
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "table %q has no primary key: it is an append table, and UPDATE and DELETE need a key to find rows", t.Name.Name)
+	}
+	// Only a deduplicate table's row is the last one written: under the
+	// other merge engines a retraction is refused (first-row, min/max
+	// aggregation) or means something else (partial-update, sum), so
+	// UPDATE and DELETE would not do what they say.
+	if me := t.Options["merge-engine"]; me != "" && schema.MergeEngine(me) != schema.Deduplicate {
+		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "table %q has merge-engine %q: UPDATE and DELETE need merge-engine 'deduplicate' (its rows are what their merge function makes of every INSERT)", t.Name.Name, me)
 	}
 	rels := &relations{cat: cat, db: db}
 	p, err := bindWith(rels, text, ectx, sel, args, nil)

@@ -1,0 +1,33 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestDropSinkTarget: a table a sink writes is not dropped from under the
+// sink: DROP TABLE is refused (2BP01) naming the sink, and DROP TABLE
+// CASCADE drops the sink and then the table.
+func TestDropSinkTarget(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE src (id INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE TABLE tgt (id INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE SINK s1 INTO tgt AS SELECT id, v FROM src")
+	if _, err := c.Exec(context.Background(), "DROP TABLE tgt"); err == nil || !strings.Contains(err.Error(), "2BP01") || !strings.Contains(err.Error(), "sink s1") {
+		t.Fatalf("DROP TABLE of a sink's target: %v", err)
+	}
+	if got := rowsText(t, c, "SHOW SINKS"); got != "s1|tgt" {
+		t.Fatalf("SHOW SINKS after a refused DROP: %q", got)
+	}
+	exec(t, c, "DROP TABLE tgt CASCADE")
+	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
+		t.Fatalf("SHOW SINKS after DROP CASCADE: %q", got)
+	}
+	if got := rowsText(t, c, "SHOW TABLES"); got != "src" {
+		t.Fatalf("SHOW TABLES after DROP CASCADE: %q", got)
+	}
+}
