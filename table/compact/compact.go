@@ -16,7 +16,8 @@ import (
 
 // Rewrite merges the files of unit u of bucket b (read with schema sc,
 // merged with f) into files of at most targetRows records at
-// u.OutputLevel, and returns them.
+// u.OutputLevel, and returns them. The merged files leave the store's
+// decoded-file cache.
 func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) ([]manifest.DataFile, error) {
 	runs := make([][]record.KV, 0, len(u.Files))
 	var epoch int64
@@ -29,6 +30,12 @@ func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u me
 		epoch = max(epoch, file.Epoch)
 	}
 	merged := mergetree.Merge(runs, f, u.DropDeletes)
+	// The merged records' rows still lie in the inputs' blocks of memory;
+	// copied into blocks of their own, the inputs' blocks can go when the
+	// inputs leave the cache. Without the copy, a row that survives many
+	// compactions keeps alive the whole block it was first decoded or
+	// buffered into, and a table's retained memory grows with its history.
+	mergetree.CompactRows(merged)
 	var out []manifest.DataFile
 	for start := 0; start < len(merged); start += targetRows {
 		end := min(start+targetRows, len(merged))
@@ -38,6 +45,7 @@ func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u me
 		}
 		out = append(out, df)
 	}
+	st.Forget(b, u.Files)
 	return out, nil
 }
 

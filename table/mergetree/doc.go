@@ -30,6 +30,16 @@
 //     writers refuse retractions for tables that use them.
 //   - first-row: the oldest record wins; retractions are ignored.
 //
+// Merging (Merge, MergeRows) walks two runs with two cursors and more
+// runs with a heap of cursors; the deduplicate engine's result is taken as
+// the newest record of a key without feeding the function. A writer's
+// buffer becomes a run through SortMerge: it sorts 32-byte entries (the
+// first 16 key bytes as two integers, the key length, the sequence number,
+// the record's position) instead of the records, merges each key's
+// records, and copies the surviving rows and keys into one block each in
+// key order, so that the passes that follow (encoding, the lookup
+// changelog, compaction) read memory in order.
+//
 // Universal compaction (Pick, RocksDB's and Paimon's universal style):
 // size amplification (all newer runs over the oldest) above the limit
 // compacts everything; otherwise a prefix of runs whose sizes stay within

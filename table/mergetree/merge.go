@@ -123,6 +123,14 @@ func (p *partialUpdate) Result() (record.KV, bool) {
 	return record.KV{Key: p.last.Key, Seq: p.last.Seq, Kind: kind, Row: row}, true
 }
 
+// IsDeduplicate reports whether f is the deduplicate engine's function,
+// whose merge of a key's records is always the newest record as it is:
+// callers may then skip feeding it.
+func IsDeduplicate(f Func) bool {
+	_, ok := f.(*dedup)
+	return ok
+}
+
 // NormalizeInput rewrites input rows before their first merge: for the
 // partial-update engine an input +U means the same as +I (see
 // partialUpdate); other engines take input as is.
@@ -300,45 +308,119 @@ func Merge(runs [][]record.KV, f Func, dropRetracts bool) []record.KV {
 
 // MergeInto is Merge appending to out.
 func MergeInto(out []record.KV, runs [][]record.KV, f Func, dropRetracts bool) []record.KV {
-	if len(runs) == 1 {
+	mergeEach(runs, f, dropRetracts, func(kv *record.KV) { out = append(out, *kv) })
+	return out
+}
+
+// MergeRows is Merge returning only the merged rows, appended to out: a
+// batch read wants the rows, and building the records first would allocate
+// and copy a record per row for nothing.
+func MergeRows(out []types.Row, runs [][]record.KV, f Func, dropRetracts bool) []types.Row {
+	mergeEach(runs, f, dropRetracts, func(kv *record.KV) { out = append(out, kv.Row) })
+	return out
+}
+
+// mergeEach calls emit with each merged record of runs in key order (see
+// Merge). The record passed is only valid during the call.
+func mergeEach(runs [][]record.KV, f Func, dropRetracts bool, emit func(*record.KV)) {
+	_, dedupe := f.(*dedup)
+	switch len(runs) {
+	case 0:
+		return
+	case 1:
 		// One sorted run holds one record per key ([sorted-run]): no heap.
-		if _, ok := f.(*dedup); ok {
-			// Deduplicate's result of a lone record is the record
-			// itself: copy it once, without the function's state.
-			for i := range runs[0] {
-				if !(dropRetracts && runs[0][i].Kind.IsRetract()) {
-					out = append(out, runs[0][i])
+		run := runs[0]
+		if dedupe {
+			// Deduplicate's result of a lone record is the record itself.
+			for i := range run {
+				if !(dropRetracts && run[i].Kind.IsRetract()) {
+					emit(&run[i])
 				}
 			}
-			return out
+			return
 		}
-		for i := range runs[0] {
+		for i := range run {
 			f.Reset()
-			f.Add(&runs[0][i])
+			f.Add(&run[i])
 			if kv, ok := f.Result(); ok && !(dropRetracts && kv.Kind.IsRetract()) {
-				kv.Seq = runs[0][i].Seq
-				out = append(out, kv)
+				kv.Seq = run[i].Seq
+				emit(&kv)
 			}
 		}
-		return out
+		return
+	case 2:
+		mergeTwo(runs[0], runs[1], f, dedupe, dropRetracts, emit)
+		return
 	}
 	it := NewIterator(runs)
 	var group []*record.KV
 	for {
 		group = it.NextKey(group[:0])
 		if len(group) == 0 {
-			return out
+			return
 		}
-		f.Reset()
-		var maxSeq base.SeqNum
-		for _, kv := range group {
-			f.Add(kv)
-			maxSeq = max(maxSeq, kv.Seq)
+		mergeGroup(group, f, dedupe, dropRetracts, emit)
+	}
+}
+
+// mergeGroup emits the merge of one key's records (oldest first).
+func mergeGroup(group []*record.KV, f Func, dedupe, dropRetracts bool, emit func(*record.KV)) {
+	if dedupe {
+		// Deduplicate's result is the newest record as it is.
+		if kv := group[len(group)-1]; !(dropRetracts && kv.Kind.IsRetract()) {
+			emit(kv)
 		}
-		if kv, ok := f.Result(); ok && !(dropRetracts && kv.Kind.IsRetract()) {
-			kv.Seq = maxSeq
-			out = append(out, kv)
+		return
+	}
+	f.Reset()
+	var maxSeq base.SeqNum
+	for _, kv := range group {
+		f.Add(kv)
+		maxSeq = max(maxSeq, kv.Seq)
+	}
+	if kv, ok := f.Result(); ok && !(dropRetracts && kv.Kind.IsRetract()) {
+		kv.Seq = maxSeq
+		emit(&kv)
+	}
+}
+
+// mergeTwo is mergeEach of two runs, the common case of a bucket's read and
+// of its compactions: two cursors compared directly instead of a heap.
+func mergeTwo(a, b []record.KV, f Func, dedupe, dropRetracts bool, emit func(*record.KV)) {
+	var group []*record.KV
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var key []byte
+		switch {
+		case j == len(b):
+			key = a[i].Key
+		case i == len(a):
+			key = b[j].Key
+		case bytes.Compare(a[i].Key, b[j].Key) <= 0:
+			key = a[i].Key
+		default:
+			key = b[j].Key
 		}
+		// The key's records of each run, each in sequence order, merged
+		// into one group oldest first.
+		ea, eb := i, j
+		for ea < len(a) && bytes.Equal(a[ea].Key, key) {
+			ea++
+		}
+		for eb < len(b) && bytes.Equal(b[eb].Key, key) {
+			eb++
+		}
+		group = group[:0]
+		for i < ea || j < eb {
+			if j == eb || (i < ea && a[i].Seq < b[j].Seq) {
+				group = append(group, &a[i])
+				i++
+			} else {
+				group = append(group, &b[j])
+				j++
+			}
+		}
+		mergeGroup(group, f, dedupe, dropRetracts, emit)
 	}
 }
 

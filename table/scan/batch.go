@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -21,7 +22,16 @@ import (
 // bucket order, sorted by key within a bucket for primary-key tables, in
 // sequence order for append tables.
 func ReadKVs(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([]record.KV, error) {
-	parts, err := readBuckets(st, sn, read)
+	parts, err := mergeBuckets(st, sn, read, func(runs [][]record.KV, f mergetree.Func) []record.KV {
+		if f == nil {
+			var out []record.KV
+			for _, run := range runs {
+				out = append(out, run...)
+			}
+			return out
+		}
+		return mergetree.Merge(runs, f, true)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +49,50 @@ func ReadKVs(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([]rec
 	return out, nil
 }
 
-// readBuckets returns ReadKVs' records bucket by bucket, in bucket order,
-// without concatenating them.
-func readBuckets(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([][]record.KV, error) {
+// Read returns the rows of snapshot sn (see ReadKVs). Each bucket's merge
+// yields its rows directly, without building the merged records first.
+func Read(st *store.Store, sn *snapshot.Snapshot) ([]types.Row, error) {
+	parts, err := mergeBuckets(st, sn, nil, func(runs [][]record.KV, f mergetree.Func) []types.Row {
+		var n int
+		for _, run := range runs {
+			n += len(run)
+		}
+		out := make([]types.Row, 0, n)
+		if f == nil {
+			for _, run := range runs {
+				for j := range run {
+					out = append(out, run[j].Row)
+				}
+			}
+			return out
+		}
+		return mergetree.MergeRows(out, runs, f, true)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var total int
+	for _, p := range parts {
+		total += len(p)
+	}
+	rows := make([]types.Row, 0, total)
+	for _, p := range parts {
+		rows = append(rows, p...)
+	}
+	return rows, nil
+}
+
+// mergeBuckets reads and decodes the live files of sn (see ReadKVs for
+// read) and returns, in bucket order, what merge makes of each bucket's
+// runs with the bucket's own merge function (nil for append tables, whose
+// runs are then the files in sequence order).
+//
+// Files are decoded in parallel, a bounded number at a time (they are
+// independent, and decoding dominates a scan), and a bucket is merged as
+// soon as its last file is decoded, under the same bound, while later
+// buckets' files are still decoding: there is no barrier between decoding
+// and merging at which cores would wait for the slowest file.
+func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Schema, merge func(runs [][]record.KV, f mergetree.Func) T) ([]T, error) {
 	if read == nil {
 		var err error
 		if read, err = st.Schemas.Get(sn.SchemaID); err != nil {
@@ -62,97 +113,64 @@ func readBuckets(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([
 		ids = append(ids, b)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	// Files are read and decoded in parallel, a bounded number at a time
-	// (they are independent and decoding dominates a scan); the merge then
-	// runs bucket by bucket in order.
-	type job struct {
-		bucket int32
-		file   manifest.DataFile
-		kvs    []record.KV
-		err    error
+	type bucketJob struct {
+		id      int32
+		files   []manifest.DataFile
+		runs    [][]record.KV
+		errs    []error
+		pending atomic.Int32 // files not decoded yet
+		out     T
 	}
-	var jobs []*job
-	for _, b := range ids {
+	buckets := make([]*bucketJob, len(ids))
+	for i, b := range ids {
 		files := byBucket[b]
 		if !read.HasPrimaryKey() {
 			sort.Slice(files, func(i, j int) bool { return files[i].MinSeq < files[j].MinSeq })
 		}
-		for _, file := range files {
-			jobs = append(jobs, &job{bucket: b, file: file})
-		}
+		bj := &bucketJob{id: b, files: files, runs: make([][]record.KV, len(files)), errs: make([]error, len(files))}
+		bj.pending.Store(int32(len(files)))
+		buckets[i] = bj
 	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			j.kvs, j.err = st.ReadFile(j.bucket, j.file, read)
-		}()
+	for _, bj := range buckets {
+		for fi, file := range bj.files {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				bj.runs[fi], bj.errs[fi] = st.ReadFile(bj.id, file, read)
+				<-sem
+				if bj.pending.Add(-1) != 0 {
+					return
+				}
+				// The bucket's last file: merge the bucket.
+				for _, err := range bj.errs {
+					if err != nil {
+						return
+					}
+				}
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				var f mergetree.Func
+				if read.HasPrimaryKey() {
+					f = mergetree.NewFunc(read, opts)
+				}
+				bj.out = merge(bj.runs, f)
+			}()
+		}
 	}
 	wg.Wait()
-	// Buckets merge independently: in parallel too, each with its own
-	// merge function, then concatenated in bucket order.
-	type bucketJob struct {
-		runs [][]record.KV
-		out  []record.KV
-	}
-	var buckets []*bucketJob
-	for i := 0; i < len(jobs); {
-		b := jobs[i].bucket
-		bj := &bucketJob{}
-		for ; i < len(jobs) && jobs[i].bucket == b; i++ {
-			if err := jobs[i].err; err != nil {
+	out := make([]T, len(buckets))
+	for i, bj := range buckets {
+		for _, err := range bj.errs {
+			if err != nil {
 				return nil, fmt.Errorf("snapshot %d: %w", sn.ID, err)
 			}
-			bj.runs = append(bj.runs, jobs[i].kvs)
 		}
-		buckets = append(buckets, bj)
+		out[i] = bj.out
 	}
-	for _, bj := range buckets {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if !read.HasPrimaryKey() {
-				for _, r := range bj.runs {
-					bj.out = append(bj.out, r...)
-				}
-				return
-			}
-			bj.out = mergetree.Merge(bj.runs, mergetree.NewFunc(read, opts), true)
-		}()
-	}
-	wg.Wait()
-	parts := make([][]record.KV, len(buckets))
-	for i, bj := range buckets {
-		parts[i] = bj.out
-	}
-	return parts, nil
-}
-
-// Read returns the rows of snapshot sn (see ReadKVs). The rows are taken
-// from the buckets' merged records directly, without first concatenating
-// the records.
-func Read(st *store.Store, sn *snapshot.Snapshot) ([]types.Row, error) {
-	parts, err := readBuckets(st, sn, nil)
-	if err != nil {
-		return nil, err
-	}
-	var total int
-	for _, p := range parts {
-		total += len(p)
-	}
-	rows := make([]types.Row, 0, total)
-	for _, p := range parts {
-		for i := range p {
-			rows = append(rows, p[i].Row)
-		}
-	}
-	return rows, nil
+	return out, nil
 }
 
 // AtEpoch returns the snapshot holding the table at epoch e: the newest

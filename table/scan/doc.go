@@ -7,7 +7,11 @@
 //
 // A batch read takes the snapshot's live files, groups them by bucket,
 // merges each bucket's runs with the table's merge function and drops
-// retract results (mergetree). ReadAtEpoch(E) reads the newest snapshot
+// retract results (mergetree). Files are decoded in parallel, a bounded
+// number at a time, and each bucket merges as soon as its files are
+// decoded; Read takes each bucket's merged rows straight from the merge
+// (mergetree.MergeRows).
+// ReadAtEpoch(E) reads the newest snapshot
 // whose epoch is <= E; that is the table at epoch E as long as the
 // table's committed epoch is >= E (the caller checks that against the
 // meta service's consistent version).

@@ -160,8 +160,8 @@ func (s *Schema) CheckRow(row types.Row) error {
 	if len(row) != len(s.Fields) {
 		return fmt.Errorf("row has %d values, table has %d columns: %w", len(row), len(s.Fields), base.ErrInvalidArgument)
 	}
-	for i, d := range row {
-		f := s.Fields[i]
+	for i := range row {
+		d, f := &row[i], &s.Fields[i]
 		if d.IsNull() {
 			if !f.Nullable {
 				return fmt.Errorf("column %q is NOT NULL: %w", f.Name, base.ErrInvalidArgument)

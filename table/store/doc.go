@@ -14,7 +14,13 @@
 // # Caches
 //
 // Files are immutable, so decoded data files and the live file sets of
-// snapshots are cached by name and id (bounded, least recently added
-// evicted first). A cache hit never skips a check: only checked reads and
-// the records a writer has just encoded into a file fill the caches.
+// snapshots are cached by name and id. The data file cache is bounded by
+// CacheRows and evicts the least recently used file first; a compaction
+// drops the files it merged away (Forget), which nothing reads at newer
+// snapshots. (It evicted in insertion order before: a writer reads every
+// older file of a bucket at each epoch for the lookup changelog, and the
+// large compacted files, inserted early, were the first to go and the
+// next to be decoded again.) The snapshot cache keeps the last few
+// snapshots added. A cache hit never skips a check: only checked reads
+// and the records a writer has just encoded into a file fill the caches.
 package store

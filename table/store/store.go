@@ -31,8 +31,8 @@ type Store struct {
 
 	mu struct {
 		sync.Mutex
-		files     map[string][]record.KV               // decoded data files by path; guarded by mu
-		fileOrder []string                             // insertion order for eviction; guarded by mu
+		files     map[string]*cachedFile               // decoded data files by path and schema; guarded by mu
+		clock     uint64                               // last use stamp handed out; guarded by mu
 		fileRows  int                                  // rows held in files; guarded by mu
 		live      map[base.SnapshotID][]manifest.Entry // guarded by mu
 		liveOrder []base.SnapshotID                    // guarded by mu
@@ -50,7 +50,7 @@ func New(fs fileio.FS, dir string) *Store {
 	s := &Store{FS: fs, Dir: dir, Schemas: schema.NewManager(fs, dir),
 		Snapshots: snapshot.NewManager(fs, dir), Manifests: manifest.NewIO(fs, dir), Now: time.Now,
 		CacheRows: defaultCacheRows}
-	s.mu.files = map[string][]record.KV{}
+	s.mu.files = map[string]*cachedFile{}
 	s.mu.live = map[base.SnapshotID][]manifest.Entry{}
 	return s
 }
@@ -104,11 +104,13 @@ func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]r
 	p := s.DataPath(b, f.Name)
 	cacheKey := p + "@" + strconv.FormatInt(int64(read.ID), 10)
 	s.mu.Lock()
-	kvs, ok := s.mu.files[cacheKey]
-	s.mu.Unlock()
-	if ok {
-		return kvs, nil
+	if c, ok := s.mu.files[cacheKey]; ok {
+		s.mu.clock++
+		c.used = s.mu.clock
+		s.mu.Unlock()
+		return c.kvs, nil
 	}
+	s.mu.Unlock()
 	data, err := fileio.ReadChecked(s.FS, p, f.Size, uint32(f.CRC))
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", s.Dir, err)
@@ -117,7 +119,7 @@ func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]r
 	if err != nil {
 		return nil, err
 	}
-	kvs, err = parquet.Decode(p, data, fileSchema, read)
+	kvs, err := parquet.Decode(p, data, fileSchema, read)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", s.Dir, err)
 	}
@@ -134,24 +136,61 @@ func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]r
 	return kvs, nil
 }
 
-// remember caches decoded records under key (bounded by CacheRows).
+// cachedFile is a data file's decoded records in the cache, with the stamp
+// of its last use.
+type cachedFile struct {
+	kvs  []record.KV
+	used uint64
+}
+
+// remember caches decoded records under key (bounded by CacheRows). When
+// over the bound it evicts the least recently used files: a writer's
+// lookups and compactions read a bucket's older files at every epoch, so
+// those stay, while files merged away by compaction go first. (Evicting in
+// insertion order instead threw out the large compacted files that every
+// epoch reads again, to be decoded again.)
 func (s *Store) remember(cacheKey string, kvs []record.KV) {
 	if s.CacheRows == 0 {
 		return
 	}
 	s.mu.Lock()
-	if _, ok := s.mu.files[cacheKey]; !ok {
-		s.mu.files[cacheKey] = kvs
-		s.mu.fileOrder = append(s.mu.fileOrder, cacheKey)
-		s.mu.fileRows += len(kvs)
-		for s.mu.fileRows > s.CacheRows && len(s.mu.fileOrder) > 1 {
-			old := s.mu.fileOrder[0]
-			s.mu.fileOrder = s.mu.fileOrder[1:]
-			s.mu.fileRows -= len(s.mu.files[old])
-			delete(s.mu.files, old)
+	defer s.mu.Unlock()
+	if _, ok := s.mu.files[cacheKey]; ok {
+		return
+	}
+	s.mu.clock++
+	s.mu.files[cacheKey] = &cachedFile{kvs: kvs, used: s.mu.clock}
+	s.mu.fileRows += len(kvs)
+	for s.mu.fileRows > s.CacheRows && len(s.mu.files) > 1 {
+		var oldest string
+		var stamp uint64
+		for k, c := range s.mu.files {
+			if k != cacheKey && (oldest == "" || c.used < stamp) {
+				oldest, stamp = k, c.used
+			}
+		}
+		s.mu.fileRows -= len(s.mu.files[oldest].kvs)
+		delete(s.mu.files, oldest)
+	}
+}
+
+// Forget drops the decoded records of files of bucket b from the cache
+// (under every read schema). A compaction calls it for the files it merged
+// away: nothing reads them at newer snapshots, and under least-recently
+// used eviction they would otherwise push out live files first. A reader
+// of an older snapshot that still wants them decodes them again.
+func (s *Store) Forget(b int32, files []manifest.DataFile) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range files {
+		prefix := s.DataPath(b, f.Name) + "@"
+		for k, c := range s.mu.files {
+			if strings.HasPrefix(k, prefix) {
+				s.mu.fileRows -= len(c.kvs)
+				delete(s.mu.files, k)
+			}
 		}
 	}
-	s.mu.Unlock()
 }
 
 // LiveFiles returns the data files live in snapshot sn (its base and delta

@@ -15,6 +15,18 @@
 // stored (commit is idempotent), then opens a new writer, which reads the
 // latest snapshot to learn each bucket's files and next sequence number.
 //
+// # Buffers
+//
+// A bucket buffers the records of each epoch with their rows and keys
+// carved from slabs of their own. A spill turns the buffer into a sorted
+// run with mergetree.SortMerge (one record per key, rows and keys copied
+// in key order) and encodes it; the run shares no memory with the buffer,
+// whose slabs and record array go back to the bucket for the next
+// buffers. For the lookup changelog, an epoch that wrote one file per
+// bucket is walked directly, and under the deduplicate engine a key's
+// value before and after the epoch is its newest record, found without
+// feeding the merge function.
+//
 // # Buckets and sequence numbers
 //
 // A primary-key row goes to bucket hash(key) mod Buckets, where hash is

@@ -65,10 +65,32 @@ func (w *Writer) lookupChangelog(b *bucket, e base.Epoch, newFiles []manifest.Da
 		out = append(out, record.KV{Key: kv.Key, Seq: seq, Kind: kind, Row: kv.Row})
 		seq++
 	}
-	it := mergetree.NewIterator(fresh)
+	// The epoch's keys in order, a key's records oldest first: usually the
+	// epoch wrote one file per bucket, a sorted run that is walked directly
+	// instead of through the merge heap.
+	var it *mergetree.Iterator
+	var single []record.KV
+	if len(fresh) == 1 {
+		single = fresh[0]
+	} else {
+		it = mergetree.NewIterator(fresh)
+	}
+	dedupe := mergetree.IsDeduplicate(b.f)
 	var group, prior []*record.KV
-	for {
-		group = it.NextKey(group[:0])
+	for i := 0; ; i++ {
+		if it != nil {
+			group = it.NextKey(group[:0])
+		} else if i < len(single) {
+			// A sorted run (key, then sequence number) holds its key's
+			// records together, oldest first.
+			group = append(group[:0], &single[i])
+			for i+1 < len(single) && bytes.Equal(single[i+1].Key, single[i].Key) {
+				i++
+				group = append(group, &single[i])
+			}
+		} else {
+			group = group[:0]
+		}
 		if len(group) == 0 {
 			break
 		}
@@ -84,11 +106,31 @@ func (w *Writer) lookupChangelog(b *bucket, e base.Epoch, newFiles []manifest.Da
 			}
 			pos[j] = p
 		}
-		if len(prior) > 1 { // most keys have one older record: nothing to order
-			slices.SortFunc(prior, func(a, b *record.KV) int { return cmp.Compare(a.Seq, b.Seq) })
+		var o, n record.KV
+		var hadOld, hasNew bool
+		if dedupe {
+			// Deduplicate's merge of a key's records is its newest
+			// record: no need to order the older ones or feed the
+			// function. The epoch's records are newer than every older
+			// one ([seq-order]).
+			if len(prior) > 0 {
+				newest := prior[0]
+				for _, r := range prior[1:] {
+					if r.Seq > newest.Seq {
+						newest = r
+					}
+				}
+				o, hadOld = *newest, !newest.Kind.IsRetract()
+			}
+			last := group[len(group)-1]
+			n, hasNew = *last, !last.Kind.IsRetract()
+		} else {
+			if len(prior) > 1 { // most keys have one older record: nothing to order
+				slices.SortFunc(prior, func(a, b *record.KV) int { return cmp.Compare(a.Seq, b.Seq) })
+			}
+			o, hadOld = fold(b.f, prior)
+			n, hasNew = fold(b.f, append(prior, group...))
 		}
-		o, hadOld := fold(b.f, prior)
-		n, hasNew := fold(b.f, append(prior, group...))
 		switch {
 		case !hadOld && hasNew:
 			emit(types.Insert, n)
@@ -128,11 +170,32 @@ func sameRow(a, b types.Row) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].IsNull() != b[i].IsNull() || (!a[i].IsNull() && types.Compare(a[i], b[i]) != 0) {
+		if !sameDatum(&a[i], &b[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// sameDatum tells whether a and b are both NULL or equal under
+// types.Compare, deciding the common cases (integers, equal strings)
+// without the general comparison.
+func sameDatum(a, b *types.Datum) bool {
+	ka, kb := a.Kind(), b.Kind()
+	if ka == types.KindUnknown || kb == types.KindUnknown {
+		return ka == kb
+	}
+	if ka == kb {
+		switch ka {
+		case types.KindInt16, types.KindInt32, types.KindInt64:
+			return a.Int64() == b.Int64()
+		case types.KindText, types.KindVarchar:
+			if a.Str() == b.Str() {
+				return true
+			}
+		}
+	}
+	return types.Compare(*a, *b) == 0
 }
 
 // seekKey returns the first position at or after p (where run[p].Key <

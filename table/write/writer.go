@@ -34,33 +34,58 @@ type Writer struct {
 	lastEpoch  base.Epoch // highest epoch written
 	prepared   base.Epoch // everything <= prepared has been handed out
 	watermark  *int64
-	// Buffered rows and keys are carved from slabs rather than allocated
-	// one by one: fewer allocations, and rows that sit together in memory.
-	// A slab is never reused; the records keep it alive.
-	datums []types.Datum
-	keys   []byte
-	keyBuf []byte
+	keyBuf     []byte // the last encoded key, reused for the next
 }
 
+// slabRows is how many rows a slab holds.
 const slabRows = 4096
 
-func (w *Writer) rowCopy(row types.Row) types.Row {
-	if len(w.datums)+len(row) > cap(w.datums) {
-		w.datums = make([]types.Datum, 0, slabRows*len(row))
+// rowCopy returns a copy of row carved from ed's current slab, taking a
+// slab from the bucket's free list (or a new one) when it is full.
+func (b *bucket) rowCopy(ed *epochData, row types.Row) types.Row {
+	if len(ed.datums)+len(row) > cap(ed.datums) {
+		var slab []types.Datum
+		if n := len(b.freeDatums); n > 0 && cap(b.freeDatums[n-1]) >= len(row) {
+			slab, b.freeDatums = b.freeDatums[n-1][:0], b.freeDatums[:n-1]
+		} else {
+			slab = make([]types.Datum, 0, slabRows*len(row))
+		}
+		ed.datums = slab
+		ed.datumSlabs = append(ed.datumSlabs, slab)
 	}
-	n := len(w.datums)
-	w.datums = append(w.datums, row...)
-	return types.Row(w.datums[n : n+len(row) : n+len(row)])
+	n := len(ed.datums)
+	ed.datums = append(ed.datums, row...)
+	return types.Row(ed.datums[n : n+len(row) : n+len(row)])
 }
 
-func (w *Writer) keyCopy(k []byte) []byte {
-	w.keyBuf = k
-	if len(w.keys)+len(k) > cap(w.keys) {
-		w.keys = make([]byte, 0, max(64<<10, len(k)))
+// keyCopy returns a copy of k carved from ed's current key slab (see
+// rowCopy).
+func (b *bucket) keyCopy(ed *epochData, k []byte) []byte {
+	if len(ed.keys)+len(k) > cap(ed.keys) {
+		var slab []byte
+		if n := len(b.freeKeys); n > 0 && cap(b.freeKeys[n-1]) >= len(k) {
+			slab, b.freeKeys = b.freeKeys[n-1][:0], b.freeKeys[:n-1]
+		} else {
+			slab = make([]byte, 0, max(64<<10, len(k)))
+		}
+		ed.keys = slab
+		ed.keySlabs = append(ed.keySlabs, slab)
 	}
-	n := len(w.keys)
-	w.keys = append(w.keys, k...)
-	return w.keys[n : n+len(k) : n+len(k)]
+	n := len(ed.keys)
+	ed.keys = append(ed.keys, k...)
+	return ed.keys[n : n+len(k) : n+len(k)]
+}
+
+// recycle hands the slabs and the record array of ed's spilled buffer buf
+// back to the bucket, for the buffers that follow. Only a primary-key
+// table's buffer may be recycled: its spilled run is a copy
+// (mergetree.SortMerge), so nothing refers to the buffer any more, where
+// an append table's run is the buffer itself.
+func (b *bucket) recycle(ed *epochData, buf []record.KV) {
+	b.freeDatums = append(b.freeDatums, ed.datumSlabs...)
+	b.freeKeys = append(b.freeKeys, ed.keySlabs...)
+	ed.datums, ed.keys, ed.datumSlabs, ed.keySlabs = nil, nil, nil, nil
+	b.freeBuf = buf[:0]
 }
 
 type bucket struct {
@@ -74,10 +99,28 @@ type bucket struct {
 	// epoch's buffer starts with that capacity instead of growing by
 	// copying from empty.
 	sizeHint int
+	// Buffered rows and keys are carved from slabs rather than allocated
+	// one by one: fewer allocations, and a buffer's rows sit together in
+	// memory, so that sorting it gathers them from a few megabytes rather
+	// than from the rows of every bucket. A primary-key table's spilled
+	// buffer returns its slabs and record array here, to be reused by the
+	// next buffers instead of allocated (and collected) anew at every
+	// spill. They hold at most one buffer's worth (write-buffer-rows rows),
+	// which the bucket's next buffer fills again.
+	freeDatums [][]types.Datum
+	freeKeys   [][]byte
+	freeBuf    []record.KV
 }
 
 type epochData struct {
-	buf       []record.KV
+	buf []record.KV
+	// datums and keys are the current slabs buf's rows and keys are
+	// carved from; datumSlabs and keySlabs are all the slabs buf uses.
+	datums     []types.Datum
+	keys       []byte
+	datumSlabs [][]types.Datum
+	keySlabs   [][]byte
+
 	files     []manifest.DataFile
 	changelog []manifest.DataFile
 }
@@ -160,15 +203,26 @@ func (w *Writer) Write(e base.Epoch, kind types.RowKind, row types.Row) error {
 	w.lastEpoch = e
 	var key []byte
 	if len(w.keyCols) > 0 {
-		key = w.keyCopy(types.EncodeKey(w.keyBuf[:0], row, w.keyCols, w.keyTypes))
+		key = types.EncodeKey(w.keyBuf[:0], row, w.keyCols, w.keyTypes)
+		w.keyBuf = key
 	}
 	b := w.getBucket(w.bucketOf(key))
 	ed := b.pending[e]
 	if ed == nil {
-		ed = &epochData{buf: make([]record.KV, 0, min(b.sizeHint, w.opts.WriteBufferRows))}
+		ed = &epochData{}
 		b.pending[e] = ed
 	}
-	ed.buf = append(ed.buf, record.KV{Key: key, Seq: b.nextSeq, Kind: kind, Row: w.rowCopy(row)})
+	if ed.buf == nil {
+		if b.freeBuf != nil {
+			ed.buf, b.freeBuf = b.freeBuf, nil
+		} else {
+			ed.buf = make([]record.KV, 0, min(b.sizeHint, w.opts.WriteBufferRows))
+		}
+	}
+	if key != nil {
+		key = b.keyCopy(ed, key)
+	}
+	ed.buf = append(ed.buf, record.KV{Key: key, Seq: b.nextSeq, Kind: kind, Row: b.rowCopy(ed, row)})
 	b.nextSeq++
 	if len(ed.buf) >= w.opts.WriteBufferRows {
 		return w.spill(b, e, ed)
@@ -207,8 +261,8 @@ func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
 	run := buf
 	if len(w.keyCols) > 0 {
 		mergetree.NormalizeInput(w.opts, buf)
-		mergetree.SortKVs(buf)
-		run = mergetree.MergeSorted(buf, b.f, false)
+		run = mergetree.SortMerge(buf, b.f, false)
+		b.recycle(ed, buf)
 		if len(run) == 0 {
 			return nil // first-row fed only retractions: nothing to store
 		}

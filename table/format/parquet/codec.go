@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
@@ -110,8 +111,19 @@ func Encode(s *schema.Schema, kvs []record.KV) ([]byte, error) {
 	}
 	seqLeaf, _ := ps.Lookup(SeqColumn)
 	kindLeaf, _ := ps.Lookup(KindColumn)
-	var buf bytes.Buffer
-	w := pq.NewWriter(&buf, ps,
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			encodeBuffers.Put(buf)
+		}
+	}()
+	// Min/max statistics go into the column chunks and the page index,
+	// where readers look for them; the copy in every data page header
+	// (which the Parquet format deprecates in favour of the page index)
+	// would cost a second pass over every page's values.
+	w := pq.NewWriter(buf, ps,
+		pq.DataPageStatistics(false),
 		pq.KeyValueMetadata("strata.format.version", strconv.Itoa(FormatVersion)),
 		pq.KeyValueMetadata("strata.schema.id", strconv.FormatInt(int64(s.ID), 10)))
 	// The schema is flat, so every row has exactly one value per leaf
@@ -137,23 +149,21 @@ func Encode(s *schema.Schema, kvs []record.KV) ([]byte, error) {
 	}
 	for start := 0; start < len(kvs); start += batch {
 		part := kvs[start:min(start+batch, len(kvs))]
-		seqVals, kindVals := colVals[seqCol], colVals[kindCol]
-		touchRows(part)
+		if !contiguous(part) {
+			touchRows(part)
+		}
+		// Column by column within the batch: each column's loop knows its
+		// type, and the batch's rows (a few hundred KB) stay in cache
+		// from one column to the next.
+		seqVals, kindVals := colVals[seqCol][:len(part)], colVals[kindCol][:len(part)]
+		// Required columns: levels 0, the zero value's (see fillColumn).
 		for i := range part {
-			kv := &part[i]
-			seqVals[i] = pq.Int64Value(int64(kv.Seq)).Level(0, 0, seqCol)
-			kindVals[i] = pq.Int32Value(int32(kv.Kind)).Level(0, 0, kindCol)
-			row := kv.Row
-			for j, c := range cols {
-				d := &row[c.field]
-				if d.IsNull() {
-					if !c.opt {
-						return nil, fmt.Errorf("column %q: NULL in a key column: %w", s.Fields[c.field].Name, base.ErrInvalidArgument)
-					}
-					colVals[c.index][i] = pq.NullValue().Level(0, 0, c.index)
-					continue
-				}
-				colVals[c.index][i] = value(*d, colTypes[j]).Level(0, defs[j], c.index)
+			seqVals[i] = pq.Int64Value(int64(part[i].Seq))
+			kindVals[i] = pq.Int32Value(int32(part[i].Kind))
+		}
+		for j, c := range cols {
+			if !fillColumn(colVals[c.index][:len(part)], part, c, colTypes[j], defs[j]) {
+				return nil, fmt.Errorf("column %q: NULL in a key column: %w", s.Fields[c.field].Name, base.ErrInvalidArgument)
 			}
 		}
 		for ci, cw := range writers {
@@ -165,7 +175,69 @@ func Encode(s *schema.Schema, kvs []record.KV) ([]byte, error) {
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.Clone(buf.Bytes()), nil
+}
+
+// encodeBuffers holds the buffers files are encoded into: a file grows its
+// buffer by doubling, and a fresh buffer per file allocated about twice
+// the file's size on the way (most of the encoder's allocations). The
+// encoded file is copied out once, at its exact size.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer bounds the buffers kept for reuse.
+const maxPooledBuffer = 64 << 20
+
+// fillColumn sets vals[i] to the Parquet value of column c of part[i], at
+// definition level def (1 for optional columns). It returns false if a
+// required column holds a NULL. Values of the common types get only their
+// definition level set: a column writer reads no other level of a flat
+// column's values, and the whole-value Level costs a copy per value.
+func fillColumn(vals []pq.Value, part []record.KV, c column, t types.Type, def int) bool {
+	f, idx := c.field, c.index
+	null := pq.NullValue().Level(0, 0, idx)
+	switch t.Kind {
+	case types.KindInt64:
+		for i := range part {
+			d := &part[i].Row[f]
+			if d.IsNull() {
+				if !c.opt {
+					return false
+				}
+				vals[i] = null
+				continue
+			}
+			v := &vals[i]
+			*v = pq.Int64Value(d.Int64())
+			v.SetDefinitionLevel(def)
+		}
+	case types.KindChar, types.KindVarchar, types.KindText:
+		for i := range part {
+			d := &part[i].Row[f]
+			if d.IsNull() {
+				if !c.opt {
+					return false
+				}
+				vals[i] = null
+				continue
+			}
+			v := &vals[i]
+			*v = pq.ByteArrayValue(stringBytes(d.Str()))
+			v.SetDefinitionLevel(def)
+		}
+	default:
+		for i := range part {
+			d := &part[i].Row[f]
+			if d.IsNull() {
+				if !c.opt {
+					return false
+				}
+				vals[i] = null
+				continue
+			}
+			vals[i] = value(*d, t).Level(0, def, idx)
+		}
+	}
+	return true
 }
 
 func value(d types.Datum, t types.Type) pq.Value {
@@ -400,14 +472,59 @@ func Decode(name string, data []byte, fileSchema, readSchema *schema.Schema) ([]
 		return nil, corrupt("row groups", fmt.Errorf("%d rows, footer says %d", first, total))
 	}
 	if len(keyCols) > 0 {
-		var keys []byte
-		for i := range out {
-			start := len(keys)
-			keys = types.EncodeKey(keys, out[i].Row, keyCols, keyTypes)
-			out[i].Key = keys[start:len(keys):len(keys)]
-		}
+		encodeKeys(out, keyCols, keyTypes)
 	}
 	return out, nil
+}
+
+// encodeKeys sets the memcomparable key (types.EncodeKey) of every record
+// of out, carved from one block. A lone BIGINT key, the most common, is
+// encoded inline (marker byte 01, then the value big-endian with the sign
+// bit flipped, as internal/types/keyenc.md has it) rather than through the
+// general encoder; a NULL key value sends it back to the general path.
+func encodeKeys(out []record.KV, keyCols []int, keyTypes []types.Type) {
+	if len(keyCols) == 1 && keyTypes[0].Kind == types.KindInt64 {
+		const width = 9
+		keys := make([]byte, width*len(out))
+		c := keyCols[0]
+		ok := true
+		for i := range out {
+			d := &out[i].Row[c]
+			if d.IsNull() {
+				ok = false
+				break
+			}
+			k := keys[width*i : width*i+width : width*i+width]
+			k[0] = 1
+			binary.BigEndian.PutUint64(k[1:], uint64(d.Int64())^(1<<63))
+			out[i].Key = k
+		}
+		if ok {
+			return
+		}
+	}
+	var keys []byte
+	for i := range out {
+		start := len(keys)
+		keys = types.EncodeKey(keys, out[i].Row, keyCols, keyTypes)
+		out[i].Key = keys[start:len(keys):len(keys)]
+	}
+}
+
+// contiguous reports whether the rows of kvs lie one after another in
+// memory, as in a decoded file, a buffer sorted by mergetree.SortMerge or
+// a compaction's output: the encoding loop then reads them in order, and
+// touchRows would only add a pass.
+func contiguous(kvs []record.KV) bool {
+	const size = unsafe.Sizeof(types.Datum{})
+	for i := 1; i < len(kvs); i++ {
+		prev, cur := kvs[i-1].Row, kvs[i].Row
+		if len(prev) == 0 || len(cur) == 0 ||
+			uintptr(unsafe.Pointer(unsafe.SliceData(prev)))+uintptr(len(prev))*size != uintptr(unsafe.Pointer(unsafe.SliceData(cur))) {
+			return false
+		}
+	}
+	return true
 }
 
 // touched keeps touchRows' loads from being optimised away.

@@ -1,13 +1,16 @@
 package parquet
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
+	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -136,5 +139,99 @@ func TestRoundTripManyPages(t *testing.T) {
 		if got[i].Seq != kvs[i].Seq || got[i].Kind != kvs[i].Kind || got[i].Row.String() != kvs[i].Row.String() {
 			t.Fatalf("row %d: %v %d %s, want %v %d %s", i, got[i].Row, got[i].Seq, got[i].Kind, kvs[i].Row, kvs[i].Seq, kvs[i].Kind)
 		}
+	}
+}
+
+// TestEncodeKeysInline: the inline encoding of a lone BIGINT key equals
+// types.EncodeKey's, at the edges of the range too, and a NULL key value
+// (a table with primary-key.nullable) falls back to the general encoder.
+func TestEncodeKeysInline(t *testing.T) {
+	cols, ts := []int{1}, []types.Type{types.Int64}
+	vals := []int64{0, 1, -1, 255, 256, -256, 1 << 40, math.MaxInt64, math.MinInt64}
+	for _, withNull := range []bool{false, true} {
+		out := make([]record.KV, len(vals))
+		for i, v := range vals {
+			out[i].Row = types.Row{types.NewText("x"), types.NewInt64(v)}
+		}
+		if withNull {
+			out[3].Row[1] = types.Null
+		}
+		encodeKeys(out, cols, ts)
+		for i := range out {
+			want := types.EncodeKey(nil, out[i].Row, cols, ts)
+			if !bytes.Equal(out[i].Key, want) {
+				t.Fatalf("null=%v row %d: key %x, want %x", withNull, i, out[i].Key, want)
+			}
+		}
+	}
+}
+
+// TestChunkStatistics: a data file's column chunks carry min/max
+// statistics and null counts (readers prune row groups with them), and
+// the file has a column index per chunk, though the data page headers
+// carry no statistics.
+func TestChunkStatistics(t *testing.T) {
+	s, err := schema.New([]schema.Field{
+		{Name: "k", Type: types.Int64}, {Name: "s", Type: types.Text, Nullable: true},
+	}, []string{"k"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kvs []record.KV
+	for i, v := range []string{"m", "", "z", "a"} {
+		row := types.Row{types.NewInt64(int64(10 + i)), types.NewText(v)}
+		if v == "" {
+			row[1] = types.Null
+		}
+		kvs = append(kvs, record.KV{Key: types.EncodeKey(nil, row, []int{0}, []types.Type{types.Int64}), Seq: base.SeqNum(i + 1), Row: row})
+	}
+	data, err := Encode(s, kvs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := pq.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.ColumnIndexes()); n != len(f.Metadata().RowGroups[0].Columns) {
+		t.Errorf("%d column indexes, want one per column chunk", n)
+	}
+	md := f.Metadata()
+	got := map[string]string{}
+	for _, cc := range md.RowGroups[0].Columns {
+		st := cc.MetaData.Statistics
+		got[cc.MetaData.PathInSchema[0]] = fmt.Sprintf("%x..%x nulls=%d", st.MinValue, st.MaxValue, st.NullCount)
+	}
+	want := map[string]string{
+		"k": "0a00000000000000..0d00000000000000 nulls=0",
+		"s": "61..7a nulls=1",
+	}
+	for col, w := range want {
+		if got[col] != w {
+			t.Errorf("column %s statistics %q, want %q", col, got[col], w)
+		}
+	}
+}
+
+// TestContiguous: rows carved one after another from one block are
+// contiguous; the same rows in another order, or rows of separate blocks,
+// are not.
+func TestContiguous(t *testing.T) {
+	slab := make([]types.Datum, 12)
+	kvs := make([]record.KV, 4)
+	for i := range kvs {
+		kvs[i].Row = types.Row(slab[3*i : 3*i+3 : 3*i+3])
+	}
+	if !contiguous(kvs) {
+		t.Fatal("rows of one block in order: not contiguous")
+	}
+	kvs[1], kvs[2] = kvs[2], kvs[1]
+	if contiguous(kvs) {
+		t.Fatal("rows out of order: contiguous")
+	}
+	kvs[1], kvs[2] = kvs[2], kvs[1]
+	kvs[3].Row = make(types.Row, 3)
+	if contiguous(kvs) {
+		t.Fatal("a row of another block: contiguous")
 	}
 }

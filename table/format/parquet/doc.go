@@ -28,6 +28,15 @@
 // Pages are Snappy-compressed (cheaper to write than zstd; every Parquet
 // reader supports it), with the faster of klauspost/compress's two Snappy
 // block encoders. Files are written whole into memory and published
-// with put-if-absent;
-// their size and CRC32C go into the manifest entry that adds them.
+// with put-if-absent; their size and CRC32C go into the manifest entry
+// that adds them.
+//
+// Min/max statistics and null counts are written per column chunk and in
+// the page index (column and offset indexes), not in data page headers
+// (the Parquet format deprecates those in favour of the page index).
+//
+// Encode fills each column's values for a batch of rows in a loop of its
+// own type, then hands the batch to the column's writer; Decode reads the
+// plain-encoded pages of common types straight from their buffers and
+// encodes a lone BIGINT key inline.
 package parquet
