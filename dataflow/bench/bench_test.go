@@ -37,7 +37,43 @@ func BenchmarkPipeline(b *testing.B) {
 		b.ReportMetric(r.RowsPerSec, "rows/s")
 		b.ReportMetric(r.RowsPerSecNoCheckpoint, "rows/s_no_checkpoint")
 		b.ReportMetric(r.GeneratorRowsPerSec, "generator_rows/s")
+		b.ReportMetric(r.RowsPerCPUSec, "rows/cpu-s")
+		b.ReportMetric(r.RowsPerCPUSecNoCheckpoint, "rows/cpu-s_no_checkpoint")
+		b.ReportMetric(r.GeneratorRowsPerCPUSec, "generator_rows/cpu-s")
 		b.Logf("%+v", *r)
+	}
+}
+
+// BenchmarkPipelineRun runs each of Pipeline's jobs alone for three
+// seconds, for profiling one of them (-cpuprofile); run with
+// -benchtime=1x.
+func BenchmarkPipelineRun(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		interval time.Duration
+		genOnly  bool
+	}{{"generator", 0, false}, {"generator-job", 0, true}, {"no-checkpoint", 0, false}, {"checkpoint-1s", time.Second, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if c.name == "generator" {
+					r, err := generatorAlone(context.Background(), pipelineGenerator, 3*time.Second)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(r.rowsPerSec, "rows/s")
+					b.ReportMetric(r.rowsPerCPUSec, "rows/cpu-s")
+					b.ReportMetric(r.cpuSec, "cpu-s")
+					continue
+				}
+				r, err := runPipeline(context.Background(), PipelineConfig{Dir: b.TempDir(), Duration: 3 * time.Second}, pipelineGenerator, c.interval, c.genOnly)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(r.rowsPerSec, "rows/s")
+				b.ReportMetric(r.rowsPerCPUSec, "rows/cpu-s")
+				b.ReportMetric(r.cpuSec, "cpu-s")
+			}
+		})
 	}
 }
 

@@ -92,6 +92,13 @@ type Message struct {
 	// receiver persists them as channel state; it also still receives and
 	// processes them normally after the barrier.
 	Overtaken []Message
+	// Recyclable, on a chunk message, says that the runtime made the chunk
+	// for this channel alone: no other chunk shares its slices, so once
+	// nothing refers to it any more the receiver may give its memory back
+	// to the sender for later chunks (task invariant chunk-recycle).
+	// Channel state does not persist it: restored chunks are never
+	// recycled.
+	Recyclable bool
 }
 
 // Chunk returns a chunk message.

@@ -23,4 +23,9 @@
 // Invariant (epoch-results): output emitted between OnEpoch(E-1) and the
 // end of OnEpoch(E) depends only on input of epochs <= E, because the
 // runtime delivers no input of epoch E+1 before OnEpoch(E) returns.
+//
+// Input chunks are immutable and may be kept (a sink buffers them until its
+// epoch commits). An operator that never keeps one, nor any of its slices,
+// past Process says so by implementing InputBorrower; the runtime then
+// reuses the memory of the chunks its hash exchange made for it.
 package operator

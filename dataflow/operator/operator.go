@@ -41,6 +41,23 @@ type Operator interface {
 	Close() error
 }
 
+// InputBorrower is an optional interface of an Operator that keeps no
+// reference to an input chunk, nor to any of its slices, once Process
+// returns (it copies what it keeps). The runtime may then reuse the memory
+// of chunks it made for the operator's channels (task invariant
+// chunk-recycle). A wrapper operator forwards the answer of the operator
+// it wraps.
+type InputBorrower interface {
+	// BorrowsInput reports whether Process only borrows its chunk.
+	BorrowsInput() bool
+}
+
+// BorrowsInput reports whether op implements InputBorrower and says yes.
+func BorrowsInput(op Operator) bool {
+	b, ok := op.(InputBorrower)
+	return ok && b.BorrowsInput()
+}
+
 // Base implements every Operator method but Process as doing nothing;
 // embed it.
 type Base struct{}

@@ -41,6 +41,22 @@ type Snapshot struct {
 	// Discard, when not nil, releases what the snapshot holds when the
 	// checkpoint is dropped before Upload runs.
 	Discard func()
+	// Encode, when not nil, returns the handle (Handle is then nil). Only
+	// AsyncSnapshotter.SnapshotAsync sets it; it may run on another
+	// goroutine while the backend changes, after Upload, and gives the
+	// state as it was at the snapshot.
+	Encode func() ([]byte, error)
+}
+
+// AsyncSnapshotter is a Backend that can leave the encoding of a snapshot's
+// handle to a later call off the subtask's goroutine (Flink's asynchronous
+// snapshot part, which its heap backend gets from copy-on-write state
+// maps). Backend.Snapshot of such a backend still returns the handle
+// itself.
+type AsyncSnapshotter interface {
+	Backend
+	// SnapshotAsync is Snapshot with the handle left to Snapshot.Encode.
+	SnapshotAsync(id base.CheckpointID, files SnapshotFiles) (Snapshot, error)
 }
 
 // SnapshotFiles is the part of checkpoint storage a backend writes to:

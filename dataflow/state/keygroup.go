@@ -16,27 +16,18 @@ const MaxParallelismLimit = 1 << 15
 // keys that differ in a few low bits spread over all groups. It is fixed
 // forever: key groups are persisted in checkpoints.
 func Hash64(b []byte) uint64 {
-	h := uint64(14695981039346656037)
+	h := uint64(fnvOffset)
 	for _, c := range b {
 		h ^= uint64(c)
-		h *= 1099511628211
+		h *= fnvPrime
 	}
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
+	return fmix64(h)
 }
 
 // KeyGroupOf returns the key group of an encoded key (types.EncodeKey) for
 // a job with maxParallelism key groups.
 func KeyGroupOf(key []byte, maxParallelism int) KeyGroup {
-	h, m := Hash64(key), uint64(maxParallelism)
-	if m&(m-1) == 0 {
-		return KeyGroup(h & (m - 1)) // the same as h % m, without a division
-	}
-	return KeyGroup(h % m)
+	return GroupOfHash(Hash64(key), maxParallelism)
 }
 
 // SubtaskOf returns the subtask (0..parallelism-1) that owns key group g:

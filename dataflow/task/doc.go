@@ -16,11 +16,15 @@
 // its input signal, its output signal, its control signal, the alignment
 // timer and cancellation.
 //
-// A subtask's checkpoint files are encoded, written and acknowledged by a
-// writer goroutine of its own, behind a queue of two, so that processing
-// goes on during the fsyncs; the subtask drains it before it reports that
-// it finished. (The state backend's snapshot itself is taken in the
-// subtask's goroutine: it must see the state at the barrier.)
+// A subtask's checkpoint files (a running source's too) are encoded,
+// written and acknowledged by a writer goroutine of its own, behind a queue
+// of two, so that processing goes on during the fsyncs; the subtask drains
+// it before it reports that it finished. The state backend's snapshot is
+// taken in the subtask's goroutine, since it must see the state at the
+// barrier; a backend that is a state.AsyncSnapshotter (the heap backend)
+// only freezes its state there and leaves the encoding of the handle to the
+// writer goroutine, with the uploads of files (Flink's synchronous and
+// asynchronous snapshot parts).
 //
 // Invariant (replay-first): after a restore, a channel's channel state is
 // delivered before anything from its queue; an unaligned barrier arriving
@@ -30,6 +34,19 @@
 // Invariant (record-before-handle): a message taken from a recording
 // channel is appended to the channel state of the current checkpoint before
 // the operator or the handler sees it.
+//
+// Invariant (chunk-recycle): the hash exchange makes a new chunk per
+// target from the rows it routes; when every column is Ints-only it takes
+// the memory from the edge's pool and marks the message Recyclable. The
+// receiver gives such a chunk back to the pool after Process only when
+// nothing else can refer to it: the operator is an operator.InputBorrower,
+// the chunk was not recorded as channel state, no checkpoint is pending at
+// the subtask (an unaligned barrier's overtaken messages are captured into
+// a pending snapshot before they are processed), and no channel state is
+// waiting on the writer goroutine. Restored channel state and chunks passed
+// on as they are (all rows to one target, forward and broadcast edges) are
+// never recycled: other chunks may share their slices. A chunk in the pool
+// belongs to nobody; the exchange overwrites every element it reuses.
 //
 // # The job loop
 //

@@ -168,6 +168,7 @@ func (a *attempt) build() error {
 			}
 		}
 	}
+	pools := map[*queue.Queue]*chunkPool{}
 	for _, t := range a.tasks {
 		t.out = &outputs{cancel: a.cancel}
 		for _, e := range job.OutEdges(t.vertex.Name) {
@@ -184,10 +185,24 @@ func (a *attempt) build() error {
 					}
 				}
 			}
+			if e.Partitioning == graph.Hash && len(eo.queues) > 1 {
+				// Chunks in flight on the edge: its queues' limits, and
+				// one being processed per receiver.
+				eo.pool = newChunkPool(len(eo.queues) * (opts.QueueCapacity + opts.QueueOverdraft + 1))
+				for _, q := range eo.queues {
+					pools[q] = eo.pool
+				}
+			}
 			t.out.edges = append(t.out.edges, eo)
 		}
 		if err := a.restore(t); err != nil {
 			return err
+		}
+	}
+	for _, t := range a.tasks {
+		t.inPools = make([]*chunkPool, len(t.inputs))
+		for ch, q := range t.inputs {
+			t.inPools[ch] = pools[q]
 		}
 	}
 	return nil
@@ -248,6 +263,7 @@ func (a *attempt) restore(t *subtask) error {
 		t.src = t.vertex.NewSource(t.i)
 	} else {
 		t.op = t.vertex.NewOperator(t.i)
+		t.borrows = operator.BorrowsInput(t.op)
 		t.handler = barrier.New(n, a.opts.Policy, align)
 	}
 	return nil

@@ -1,6 +1,9 @@
 package task
 
 import (
+	"bytes"
+	"unsafe"
+
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/message"
 	"github.com/stratadb/strata/dataflow/queue"
@@ -16,8 +19,15 @@ type edgeOut struct {
 	edge   graph.Edge
 	queues []*queue.Queue
 	maxPar int
-	sel    [][]int
-	key    []byte
+	sel    [][]int32
+	// hashes holds the key hashes of the chunk being routed
+	// (state.HashKeys: column by column, no key bytes per row).
+	hashes []uint64
+	// facts says which of the routed chunk's byte slices are all zero.
+	facts chunkFacts
+	// pool holds chunks the receivers gave back (invariant
+	// chunk-recycle); nil when the edge makes no chunks of its own.
+	pool *chunkPool
 	// route maps a key group to the index of its target queue
 	// (state.SubtaskOf, precomputed: a division per row showed up in
 	// profiles).
@@ -35,7 +45,7 @@ func (o *edgeOut) emitChunk(c *types.Chunk, cancel <-chan struct{}) error {
 			return o.queues[0].Put(message.Chunk(c), cancel)
 		}
 		if o.sel == nil {
-			o.sel = make([][]int, len(o.queues))
+			o.sel = make([][]int32, len(o.queues))
 			o.route = make([]int32, o.maxPar)
 			for g := range o.route {
 				o.route[g] = int32(state.SubtaskOf(state.KeyGroup(g), o.maxPar, len(o.queues)))
@@ -45,14 +55,12 @@ func (o *edgeOut) emitChunk(c *types.Chunk, cancel <-chan struct{}) error {
 			o.sel[i] = o.sel[i][:0]
 		}
 		n := c.Len()
-		for r := range n {
-			o.key = o.key[:0]
-			for k, col := range o.edge.KeyColumns {
-				o.key = types.AppendKey(o.key, c.Datum(col, r), o.edge.KeyTypes[k])
-			}
-			t := o.route[state.KeyGroupOf(o.key, o.maxPar)]
-			o.sel[t] = append(o.sel[t], r)
+		o.hashes = state.HashKeys(c, o.edge.KeyColumns, o.edge.KeyTypes, o.hashes)
+		for r, h := range o.hashes {
+			t := o.route[state.GroupOfHash(h, o.maxPar)]
+			o.sel[t] = append(o.sel[t], int32(r))
 		}
+		scanned, pooled := false, false
 		for t, sel := range o.sel {
 			switch len(sel) {
 			case 0:
@@ -61,7 +69,19 @@ func (o *edgeOut) emitChunk(c *types.Chunk, cancel <-chan struct{}) error {
 				// Every row goes to t: hand the chunk on as it is.
 				return o.queues[t].Put(message.Chunk(c), cancel)
 			}
-			if err := o.queues[t].Put(message.Chunk(selectRows(c, sel)), cancel); err != nil {
+			if !scanned {
+				o.facts = scan(c, o.facts)
+				pooled = o.pool != nil && intsOnly(c)
+				scanned = true
+			}
+			var m message.Message
+			if pooled {
+				m = message.Chunk(selectPooled(c, sel, o.facts, o.pool.get()))
+				m.Recyclable = true
+			} else {
+				m = message.Chunk(selectRows(c, sel, o.facts))
+			}
+			if err := o.queues[t].Put(m, cancel); err != nil {
 				return err
 			}
 		}
@@ -133,25 +153,71 @@ func (o *outputs) available() bool {
 	return true
 }
 
+// chunkFacts records which byte-wide slices of a chunk are all zero: row
+// kinds all +I, a column without NULLs. selectRows leaves those slices as
+// make returns them instead of gathering zeros, which the exchange did for
+// most of its input.
+type chunkFacts struct {
+	allInserts bool
+	noNulls    []bool
+}
+
+// scan fills f for c (reusing f's slice).
+func scan(c *types.Chunk, f chunkFacts) chunkFacts {
+	f.allInserts = allZero(c.Kinds)
+	f.noNulls = f.noNulls[:0]
+	for k := range c.Cols {
+		f.noNulls = append(f.noNulls, allZero(c.Cols[k].Nulls))
+	}
+	return f
+}
+
+// allZero reports whether every element of s, a slice of a byte-wide
+// type, is zero. It looks at s as bytes so that bytes.IndexFunc-style
+// scanning runs at memory speed (the byte loop of a generic version was
+// as slow as the gather it saves).
+func allZero[T ~uint8 | ~bool](s []T) bool {
+	if len(s) == 0 {
+		return true
+	}
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s))
+	return bytes.Count(b, zeroByte) == len(b)
+}
+
+var zeroByte = []byte{0}
+
 // selectRows returns a new chunk with c's rows at sel, copying each
 // column's used slices directly (Chunk.Select goes through a Datum per
 // value, several times slower on the exchange's hot path). A vector uses
 // exactly the slices whose length is the chunk's length (types.Vector).
-func selectRows(c *types.Chunk, sel []int) *types.Chunk {
-	n := c.Len()
-	out := &types.Chunk{Kinds: make([]types.RowKind, len(sel)), Cols: make([]types.Vector, len(c.Cols))}
-	for j, i := range sel {
-		out.Kinds[j] = c.Kinds[i]
+// The NULL flags of all columns share one allocation, and so do the Ints
+// of all columns that use them, each slice capped at its own rows so that
+// an append to one never writes into another. Slices that f says are all
+// zero are not gathered: make's zeros are the same.
+func selectRows(c *types.Chunk, sel []int32, f chunkFacts) *types.Chunk {
+	n, m := c.Len(), len(sel)
+	out := &types.Chunk{Kinds: make([]types.RowKind, m), Cols: make([]types.Vector, len(c.Cols))}
+	if !f.allInserts {
+		gatherInto(out.Kinds, c.Kinds, sel)
 	}
+	nints := 0
+	for k := range c.Cols {
+		if len(c.Cols[k].Ints) == n {
+			nints++
+		}
+	}
+	nulls := make([]bool, m*len(c.Cols))
+	ints := make([]int64, m*nints)
 	for k := range c.Cols {
 		src, dst := &c.Cols[k], &out.Cols[k]
 		dst.Type = src.Type
-		dst.Nulls = make([]bool, len(sel))
-		for j, i := range sel {
-			dst.Nulls[j] = src.Nulls[i]
+		dst.Nulls, nulls = nulls[:m:m], nulls[m:]
+		if !f.noNulls[k] {
+			gatherInto(dst.Nulls, src.Nulls, sel)
 		}
 		if len(src.Ints) == n {
-			dst.Ints = gather(src.Ints, sel)
+			dst.Ints, ints = ints[:m:m], ints[m:]
+			gatherInto(dst.Ints, src.Ints, sel)
 		}
 		if len(src.Aux) == n {
 			dst.Aux = gather(src.Aux, sel)
@@ -169,10 +235,93 @@ func selectRows(c *types.Chunk, sel []int) *types.Chunk {
 	return out
 }
 
-func gather[T any](src []T, sel []int) []T {
-	out := make([]T, len(sel))
-	for j, i := range sel {
-		out[j] = src[i]
+// chunkPool is a bounded free list of chunks that receivers gave back to
+// the edge that made them (invariant chunk-recycle). Both ends are
+// non-blocking: an empty pool means a new chunk, a full one drops the
+// chunk for the garbage collector.
+type chunkPool struct{ free chan *types.Chunk }
+
+func newChunkPool(n int) *chunkPool { return &chunkPool{free: make(chan *types.Chunk, n)} }
+
+// get returns a recycled chunk, or nil.
+func (p *chunkPool) get() *types.Chunk {
+	select {
+	case c := <-p.free:
+		return c
+	default:
+		return nil
+	}
+}
+
+// put gives c back.
+func (p *chunkPool) put(c *types.Chunk) {
+	select {
+	case p.free <- c:
+	default:
+	}
+}
+
+// intsOnly reports whether every column of c keeps its values in Ints
+// alone (integers, BOOLEAN, DATE, TIME, TIMESTAMP(TZ)): the chunks the
+// pool recycles, whose slices hold no pointers to clear.
+func intsOnly(c *types.Chunk) bool {
+	n := c.Len()
+	for k := range c.Cols {
+		v := &c.Cols[k]
+		if len(v.Ints) != n || len(v.Aux) != 0 || len(v.Floats) != 0 || len(v.Decimals) != 0 || len(v.Strs) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// selectPooled is selectRows for an intsOnly chunk, into the memory of buf
+// (a recycled chunk, or nil for a new one). Every slice has its own
+// allocation, sized for c's whole length so that it fits whatever share
+// of the next chunk it gets; every element is written, zeros included.
+func selectPooled(c *types.Chunk, sel []int32, f chunkFacts, buf *types.Chunk) *types.Chunk {
+	n, m := c.Len(), len(sel)
+	out := buf
+	if out == nil || len(out.Cols) != len(c.Cols) {
+		out = &types.Chunk{Cols: make([]types.Vector, len(c.Cols))}
+	}
+	out.Kinds = resize(out.Kinds, m, n)
+	if f.allInserts {
+		clear(out.Kinds)
+	} else {
+		gatherInto(out.Kinds, c.Kinds, sel)
+	}
+	for k := range c.Cols {
+		src, dst := &c.Cols[k], &out.Cols[k]
+		*dst = types.Vector{Type: src.Type, Nulls: resize(dst.Nulls, m, n), Ints: resize(dst.Ints, m, n)}
+		if f.noNulls[k] {
+			clear(dst.Nulls)
+		} else {
+			gatherInto(dst.Nulls, src.Nulls, sel)
+		}
+		gatherInto(dst.Ints, src.Ints, sel)
 	}
 	return out
+}
+
+// resize returns s with length m, reallocated with capacity max(m, n)
+// when it has less than m.
+func resize[T any](s []T, m, n int) []T {
+	if cap(s) >= m {
+		return s[:m]
+	}
+	return make([]T, m, max(m, n))
+}
+
+func gather[T any](src []T, sel []int32) []T {
+	out := make([]T, len(sel))
+	gatherInto(out, src, sel)
+	return out
+}
+
+func gatherInto[T any](dst, src []T, sel []int32) {
+	dst = dst[:len(sel)]
+	for j, i := range sel {
+		dst[j] = src[i]
+	}
 }

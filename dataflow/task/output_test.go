@@ -22,7 +22,97 @@ func TestSelectRowsMatchesChunkSelect(t *testing.T) {
 		c.Append(types.RowKind(i%4), row)
 	}
 	sel := []int{4, 0, 3, 3, 1}
-	if got, want := selectRows(c, sel).String(), c.Select(sel).String(); got != want {
+	sel32 := []int32{4, 0, 3, 3, 1}
+	got := selectRows(c, sel32, scan(c, chunkFacts{}))
+	want := c.Select(sel).String()
+	if got.String() != want {
 		t.Fatalf("selectRows:\n%s\nChunk.Select:\n%s", got, want)
+	}
+	// The columns share their backing arrays: growing one must leave
+	// the others as they are.
+	for k := range got.Cols {
+		got.Cols[k].Nulls = append(got.Cols[k].Nulls, true)
+		if got.Cols[k].Ints != nil {
+			got.Cols[k].Ints = append(got.Cols[k].Ints, -7)
+		}
+	}
+	got.Kinds = append(got.Kinds, types.Insert)
+	for k := range got.Cols {
+		got.Cols[k].Nulls = got.Cols[k].Nulls[:len(sel)]
+		if got.Cols[k].Ints != nil {
+			got.Cols[k].Ints = got.Cols[k].Ints[:len(sel)]
+		}
+	}
+	got.Kinds = got.Kinds[:len(sel)]
+	if got.String() != want {
+		t.Fatalf("selectRows after appends to its columns:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSelectRowsWithoutNullsOrRetractions covers the path that leaves
+// all-zero kinds and NULL flags ungathered, next to a column with NULLs.
+func TestSelectRowsWithoutNullsOrRetractions(t *testing.T) {
+	ts := []types.Type{types.Int64, types.Text, types.Int64}
+	c := types.NewChunk(ts, 6)
+	for i := range 6 {
+		third := types.NewInt64(int64(-i))
+		if i == 2 {
+			third = types.Null
+		}
+		c.Append(types.Insert, types.Row{types.NewInt64(int64(i * 3)), types.NewText(string(rune('p' + i))), third})
+	}
+	f := scan(c, chunkFacts{})
+	if !f.allInserts || !f.noNulls[0] || !f.noNulls[1] || f.noNulls[2] {
+		t.Fatalf("facts %+v", f)
+	}
+	sel := []int{5, 2, 0}
+	if got, want := selectRows(c, []int32{5, 2, 0}, f).String(), c.Select(sel).String(); got != want {
+		t.Fatalf("selectRows:\n%s\nChunk.Select:\n%s", got, want)
+	}
+}
+
+// TestSelectPooledMatchesChunkSelect: the recycling path gives what
+// Chunk.Select gives, into a new chunk and into a recycled one whose
+// memory still holds another chunk's rows, NULLs and retractions.
+func TestSelectPooledMatchesChunkSelect(t *testing.T) {
+	ts := []types.Type{types.Int64, types.Int32, types.Bool}
+	mk := func(seed int64, nulls, retract bool) *types.Chunk {
+		c := types.NewChunk(ts, 8)
+		for i := range int64(8) {
+			row := types.Row{types.NewInt64(seed*100 + i), types.NewInt32(int32(seed - i)), types.NewBool(i%3 == 0)}
+			if nulls && i%2 == 1 {
+				row[1] = types.Null
+			}
+			kind := types.Insert
+			if retract && i%4 == 2 {
+				kind = types.UpdateBefore
+			}
+			c.Append(kind, row)
+		}
+		return c
+	}
+	dirty, clean := mk(7, true, true), mk(3, false, false)
+	if !intsOnly(dirty) || !intsOnly(clean) {
+		t.Fatal("integer and boolean chunks are Ints-only")
+	}
+	sel := []int{6, 1, 4, 5, 0, 7}
+	sel32 := []int32{6, 1, 4, 5, 0, 7}
+	buf := selectPooled(dirty, sel32, scan(dirty, chunkFacts{}), nil)
+	if got, want := buf.String(), dirty.Select(sel).String(); got != want {
+		t.Fatalf("new chunk:\n%s\nwant:\n%s", got, want)
+	}
+	// Reuse the memory for fewer rows of a chunk without NULLs or
+	// retractions: every stale value must be overwritten.
+	got := selectPooled(clean, sel32[:4], scan(clean, chunkFacts{}), buf)
+	if got != buf {
+		t.Fatal("the recycled chunk was not reused")
+	}
+	if want := clean.Select(sel[:4]).String(); got.String() != want {
+		t.Fatalf("recycled chunk:\n%s\nwant:\n%s", got, want)
+	}
+	text := types.NewChunk([]types.Type{types.Int64, types.Text}, 1)
+	text.Append(types.Insert, types.Row{types.NewInt64(1), types.NewText("x")})
+	if intsOnly(text) {
+		t.Fatal("a chunk with a text column is not Ints-only")
 	}
 }

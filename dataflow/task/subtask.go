@@ -2,6 +2,7 @@ package task
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/stratadb/strata/dataflow/barrier"
@@ -44,6 +45,8 @@ type pendingSnap struct {
 	align     barrier.AlignState
 	unaligned bool
 	channels  [][]message.Message
+	// encode, when not nil, produces handle (state.Snapshot.Encode).
+	encode func() ([]byte, error)
 }
 
 // subtask is one parallel instance of a vertex, run by one goroutine.
@@ -68,6 +71,15 @@ type subtask struct {
 
 	out       *outputs
 	outNotify chan struct{}
+
+	// inPools[ch] is the pool of the edge that makes channel ch's
+	// recyclable chunks (nil: none); borrows says the operator keeps no
+	// input chunk (operator.InputBorrower). chanWrites counts the
+	// checkpoint writes in flight on the writer goroutine that carry
+	// channel state. Invariant chunk-recycle in the package doc.
+	inPools    []*chunkPool
+	borrows    bool
+	chanWrites atomic.Int32
 
 	handler *barrier.Handler
 	ctrl    *control
@@ -249,9 +261,11 @@ func (t *subtask) next(outOK bool) (int, message.Message, bool) {
 
 // handle processes message m taken from channel ch.
 func (t *subtask) handle(ch int, m message.Message) error {
+	recorded := false
 	switch m.Kind {
 	case message.KindChunk, message.KindWatermark, message.KindEpochBarrier:
 		if t.handler.Recording(ch) {
+			recorded = true
 			cp, _ := t.handler.Current()
 			p := t.pending[cp]
 			if p == nil {
@@ -264,6 +278,9 @@ func (t *subtask) handle(ch int, m message.Message) error {
 	case message.KindChunk:
 		if err := t.op.Process(t.inputOf[ch], m.Chunk); err != nil {
 			return fmt.Errorf("%s: %w", t.name(), err)
+		}
+		if m.Recyclable && !recorded && t.borrows && t.inPools[ch] != nil && len(t.pending) == 0 && t.chanWrites.Load() == 0 {
+			t.inPools[ch].put(m.Chunk)
 		}
 		return nil
 	case message.KindWatermark:
@@ -376,11 +393,35 @@ func (t *subtask) snapshot(id base.CheckpointID) (*pendingSnap, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: snapshot of checkpoint %d: %w", t.name(), id, err)
 	}
-	sn, err := t.backend.Snapshot(id, t.a.files())
+	var sn state.Snapshot
+	if a, ok := t.backend.(state.AsyncSnapshotter); ok {
+		sn, err = a.SnapshotAsync(id, t.a.files())
+	} else {
+		sn, err = t.backend.Snapshot(id, t.a.files())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: state snapshot of checkpoint %d: %w", t.name(), id, err)
 	}
-	return &pendingSnap{handle: sn.Handle, shared: sn.Shared, upload: sn.Upload, discard: sn.Discard}, nil
+	return &pendingSnap{handle: sn.Handle, shared: sn.Shared, upload: sn.Upload, discard: sn.Discard, encode: sn.Encode}, nil
+}
+
+// finishState runs the asynchronous part of a state snapshot: the upload
+// of its files, then the encoding of its handle. It runs on the writer
+// goroutine, or inline where writes are synchronous.
+func (p *pendingSnap) finishState() error {
+	if p.upload != nil {
+		if err := p.upload(); err != nil {
+			return err
+		}
+	}
+	if p.encode != nil {
+		h, err := p.encode()
+		if err != nil {
+			return err
+		}
+		p.handle, p.encode = h, nil
+	}
+	return nil
 }
 
 // complete writes the subtask's file of checkpoint id and acknowledges it.
@@ -393,20 +434,39 @@ func (t *subtask) complete(id base.CheckpointID) error {
 	if t.writes == nil {
 		return t.write(writeJob{id: id, p: p})
 	}
+	w := writeJob{id: id, p: p, channels: hasChannels(p)}
+	if w.channels {
+		t.chanWrites.Add(1)
+	}
 	select {
-	case t.writes <- writeJob{id: id, p: p}:
+	case t.writes <- w:
 		return nil
 	case <-t.a.cancel:
 		return t.cancelled()
 	}
 }
 
+// hasChannels reports whether p holds channel state.
+func hasChannels(p *pendingSnap) bool {
+	for _, ch := range p.channels {
+		if len(ch) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // writeJob is a completed checkpoint's part of one subtask, handed to the
 // writer. Its chunks are shared with the subtask (invariant
-// chunk-immutable) and nothing else of it is.
+// chunk-immutable), and so may be what the backend's Encode reads (the
+// heap backend's frozen arena, invariant arena-append-only); nothing else
+// of it is.
 type writeJob struct {
 	id base.CheckpointID
 	p  *pendingSnap
+	// channels: p holds channel state, counted in subtask.chanWrites
+	// until written.
+	channels bool
 }
 
 // writerQueue bounds the checkpoints a subtask may have waiting for their
@@ -421,6 +481,9 @@ func (t *subtask) startWriter() {
 		for w := range t.writes {
 			// An error here is a cancellation, which the subtask sees too.
 			_ = t.write(w)
+			if w.channels {
+				t.chanWrites.Add(-1)
+			}
 		}
 	}()
 }
@@ -440,11 +503,9 @@ func (t *subtask) stopWriter() {
 // acknowledges it (or declines it when storage fails).
 func (t *subtask) write(w writeJob) error {
 	id, p := w.id, w.p
-	if p.upload != nil {
-		if err := p.upload(); err != nil {
-			// A storage failure fails the checkpoint, not the job.
-			return t.report(report{kind: reportDecline, id: id, reason: err.Error()})
-		}
+	if err := p.finishState(); err != nil {
+		// A storage failure fails the checkpoint, not the job.
+		return t.report(report{kind: reportDecline, id: id, reason: err.Error()})
 	}
 	st := checkpoint.SubtaskState{Handle: p.handle, Align: p.align}
 	if p.unaligned {
@@ -551,7 +612,10 @@ func (t *subtask) alignmentTimeout(id base.CheckpointID) error {
 
 // trigger takes the part of checkpoint id of a source, or of a finished
 // subtask: snapshot, emit the barrier unless finished, store and
-// acknowledge.
+// acknowledge. A running source leaves storing and acknowledging to its
+// writer goroutine, as operators do, so that it goes on emitting during the
+// file's fsyncs (it is the pipeline's first stage; a stall there stalls
+// everything behind it).
 func (t *subtask) trigger(id base.CheckpointID, mode message.Mode) error {
 	p, err := t.snapshot(id)
 	if err != nil {
@@ -562,20 +626,18 @@ func (t *subtask) trigger(id base.CheckpointID, mode message.Mode) error {
 			return err
 		}
 	}
-	if p.upload != nil {
-		if err := p.upload(); err != nil {
-			return t.report(report{kind: reportDecline, id: id, reason: err.Error()})
-		}
-	}
-	st := checkpoint.SubtaskState{Handle: p.handle}
 	if t.handler != nil {
-		st.Align = t.handler.AlignState()
+		p.align = t.handler.AlignState()
 	}
-	fi, err := t.a.opts.Storage.WriteSubtask(id, t.vertex.Name, t.i, st.Encode())
-	if err != nil {
-		return t.report(report{kind: reportDecline, id: id, reason: err.Error()})
+	if t.writes == nil {
+		return t.write(writeJob{id: id, p: p})
 	}
-	return t.report(report{kind: reportAck, id: id, info: fi, shared: p.shared})
+	select {
+	case t.writes <- writeJob{id: id, p: p}:
+		return nil
+	case <-t.a.cancel:
+		return t.cancelled()
+	}
 }
 
 func (t *subtask) runSource() error {

@@ -123,6 +123,9 @@ func (f Failing) Process(input int, c *types.Chunk) error {
 	return f.Operator.Process(input, c)
 }
 
+// BorrowsInput implements operator.InputBorrower for the wrapped operator.
+func (f Failing) BorrowsInput() bool { return operator.BorrowsInput(f.Operator) }
+
 // OnEpoch implements operator.Operator.
 func (f Failing) OnEpoch(e base.Epoch) error {
 	f.In.Maybe(f.Where + " epoch")

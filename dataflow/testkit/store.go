@@ -221,3 +221,6 @@ type Discard struct{ operator.Base }
 
 // Process implements operator.Operator.
 func (Discard) Process(int, *types.Chunk) error { return nil }
+
+// BorrowsInput implements operator.InputBorrower.
+func (Discard) BorrowsInput() bool { return true }

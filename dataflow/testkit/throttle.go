@@ -19,3 +19,6 @@ func (t Throttle) Process(input int, c *types.Chunk) error {
 	time.Sleep(t.Delay)
 	return t.Operator.Process(input, c)
 }
+
+// BorrowsInput implements operator.InputBorrower for the wrapped operator.
+func (t Throttle) BorrowsInput() bool { return operator.BorrowsInput(t.Operator) }

@@ -9,31 +9,55 @@ import (
 	"github.com/stratadb/strata/internal/base"
 )
 
-const formatVersion = 1
+// Handle format versions: 1 wrote every entry in the namespace section; 2
+// (written now) writes entries with an empty user key in a section of
+// their own. Restore reads both.
+const (
+	formatV1      = 1
+	formatVersion = 2
+)
 
 // Backend is the heap state backend. The zero value is not usable; call
 // New or Restore.
 type Backend struct {
+	// m holds the entries with a non-empty user key (map and list
+	// state), by namespace.
 	m map[string]map[string][]byte
-	// lastSize is the size of the last snapshot, the next one's guess.
+	// v holds the entries with an empty user key (value state, a list's
+	// length, a map's empty key).
+	v *values
+	// lastSize is the size of the last snapshot's namespace section, the
+	// next one's guess.
 	lastSize int
 }
 
 func (b *Backend) sizeHint() int { return b.lastSize + b.lastSize/8 + 64 }
 
-var _ state.Backend = (*Backend)(nil)
+var (
+	_ state.Backend          = (*Backend)(nil)
+	_ state.AsyncSnapshotter = (*Backend)(nil)
+)
 
 // New returns an empty backend.
-func New() *Backend { return &Backend{m: map[string]map[string][]byte{}} }
+func New() *Backend { return &Backend{m: map[string]map[string][]byte{}, v: newValues()} }
 
-// Get implements state.Backend.
+// Get implements state.Backend. The bytes stay unchanged for as long as the
+// caller keeps them (invariant arena-append-only; a Set stores a new copy).
 func (b *Backend) Get(ns, key []byte) ([]byte, bool, error) {
+	if len(key) == 0 {
+		v, ok := b.v.get(ns)
+		return v, ok, nil
+	}
 	v, ok := b.m[string(ns)][string(key)]
 	return v, ok, nil
 }
 
 // Set implements state.Backend.
 func (b *Backend) Set(ns, key, value []byte) error {
+	if len(key) == 0 {
+		b.v.set(ns, value)
+		return nil
+	}
 	inner, ok := b.m[string(ns)]
 	if !ok {
 		inner = map[string][]byte{}
@@ -45,6 +69,10 @@ func (b *Backend) Set(ns, key, value []byte) error {
 
 // Delete implements state.Backend.
 func (b *Backend) Delete(ns, key []byte) error {
+	if len(key) == 0 {
+		b.v.del(ns)
+		return nil
+	}
 	inner, ok := b.m[string(ns)]
 	if !ok {
 		return nil
@@ -56,8 +84,13 @@ func (b *Backend) Delete(ns, key []byte) error {
 	return nil
 }
 
-// Iterate implements state.Backend.
+// Iterate implements state.Backend: the empty user key first, if set.
 func (b *Backend) Iterate(ns []byte, fn func(key, value []byte) error) error {
+	if v, ok := b.v.get(ns); ok {
+		if err := fn([]byte{}, v); err != nil {
+			return err
+		}
+	}
 	inner := b.m[string(ns)]
 	keys := make([]string, 0, len(inner))
 	for k := range inner {
@@ -65,7 +98,11 @@ func (b *Backend) Iterate(ns []byte, fn func(key, value []byte) error) error {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if err := fn([]byte(k), inner[k]); err != nil {
+		v, ok := inner[k]
+		if !ok {
+			continue // deleted by fn
+		}
+		if err := fn([]byte(k), v); err != nil {
 			return err
 		}
 	}
@@ -75,11 +112,28 @@ func (b *Backend) Iterate(ns []byte, fn func(key, value []byte) error) error {
 // DeleteNamespace implements state.Backend.
 func (b *Backend) DeleteNamespace(ns []byte) error {
 	delete(b.m, string(ns))
+	b.v.del(ns)
 	return nil
 }
 
-// Snapshot implements state.Backend: the handle is the whole state.
-func (b *Backend) Snapshot(_ base.CheckpointID, _ state.SnapshotFiles) (state.Snapshot, error) {
+// Snapshot implements state.Backend: the handle is the whole state,
+// encoded before Snapshot returns.
+func (b *Backend) Snapshot(id base.CheckpointID, files state.SnapshotFiles) (state.Snapshot, error) {
+	sn, err := b.SnapshotAsync(id, files)
+	if err != nil {
+		return sn, err
+	}
+	h, err := sn.Encode()
+	return state.Snapshot{Handle: h}, err
+}
+
+// SnapshotAsync implements state.AsyncSnapshotter. The synchronous part
+// encodes the map and list entries and freezes the value entries (a copy of
+// their slots; the arena is shared, invariant arena-append-only); Encode
+// appends the value entries, on any goroutine, while the backend goes on
+// changing. Value state is most of a keyed aggregation's state, so most of
+// the encoding leaves the subtask's goroutine.
+func (b *Backend) SnapshotAsync(base.CheckpointID, state.SnapshotFiles) (state.Snapshot, error) {
 	out := make([]byte, 0, b.sizeHint())
 	out = append(out, formatVersion)
 	out = binary.AppendUvarint(out, uint64(len(b.m)))
@@ -95,7 +149,23 @@ func (b *Backend) Snapshot(_ base.CheckpointID, _ state.SnapshotFiles) (state.Sn
 		}
 	}
 	b.lastSize = len(out)
-	return state.Snapshot{Handle: out}, nil
+	f := b.v.freeze()
+	return state.Snapshot{Encode: func() ([]byte, error) {
+		size := len(out) + binary.MaxVarintLen64
+		for i := range f.slots {
+			size += 2*binary.MaxVarintLen32 + int(f.slots[i].nsLen) + int(f.slots[i].vLen)
+		}
+		h := slices.Grow(out, size-len(out))
+		h = binary.AppendUvarint(h, uint64(len(f.slots)))
+		for i := range f.slots {
+			s := &f.slots[i]
+			h = binary.AppendUvarint(h, uint64(s.nsLen))
+			h = append(h, s.ns(f.arena)...)
+			h = binary.AppendUvarint(h, uint64(s.vLen))
+			h = append(h, s.value(f.arena)...)
+		}
+		return h, nil
+	}}, nil
 }
 
 // Restore rebuilds a backend from a handle written by Snapshot. A damaged
@@ -104,7 +174,7 @@ func Restore(handle []byte, _ state.SnapshotFiles) (*Backend, error) {
 	bad := func(what string) error {
 		return fmt.Errorf("heap state handle: %s: %w", what, base.ErrCorruption)
 	}
-	if len(handle) < 1 || handle[0] != formatVersion {
+	if len(handle) < 1 || (handle[0] != formatV1 && handle[0] != formatVersion) {
 		return nil, bad("missing or unknown version")
 	}
 	p := handle[1:]
@@ -146,9 +216,30 @@ func Restore(handle []byte, _ state.SnapshotFiles) (*Backend, error) {
 			if !ok1 || !ok2 {
 				return nil, bad("entry")
 			}
+			if len(k) == 0 {
+				// Version 1 kept empty user keys here.
+				b.v.set(ns, v)
+				continue
+			}
 			inner[string(k)] = append([]byte(nil), v...)
 		}
-		b.m[string(ns)] = inner
+		if len(inner) > 0 {
+			b.m[string(ns)] = inner
+		}
+	}
+	if handle[0] != formatV1 {
+		nv, ok := uv()
+		if !ok || nv > uint64(len(p)) {
+			return nil, bad("value count")
+		}
+		for range nv {
+			ns, ok1 := bytesOf()
+			v, ok2 := bytesOf()
+			if !ok1 || !ok2 {
+				return nil, bad("value entry")
+			}
+			b.v.set(ns, v)
+		}
 	}
 	if len(p) != 0 {
 		return nil, bad(fmt.Sprintf("%d trailing bytes", len(p)))

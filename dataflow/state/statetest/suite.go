@@ -70,6 +70,34 @@ func snapshot(b state.Backend, id base.CheckpointID, files state.SnapshotFiles) 
 	return sn.Handle, nil
 }
 
+// snapshotLater takes a snapshot and returns a function that finishes it
+// (Upload, then Encode for an AsyncSnapshotter) and returns the handle,
+// so that the history can go on changing the backend in between, as the
+// runtime does.
+func snapshotLater(b state.Backend, id base.CheckpointID, files state.SnapshotFiles) (func() ([]byte, error), error) {
+	var sn state.Snapshot
+	var err error
+	if a, ok := b.(state.AsyncSnapshotter); ok {
+		sn, err = a.SnapshotAsync(id, files)
+	} else {
+		sn, err = b.Snapshot(id, files)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func() ([]byte, error) {
+		if sn.Upload != nil {
+			if err := sn.Upload(); err != nil {
+				return nil, err
+			}
+		}
+		if sn.Encode != nil {
+			return sn.Encode()
+		}
+		return sn.Handle, nil
+	}, nil
+}
+
 // Run runs the suite against f.
 func Run(t *testing.T, f Factory) {
 	t.Run("random-history", func(t *testing.T) {
@@ -106,8 +134,20 @@ func randomHistory(t *testing.T, f Factory, seed uint64) {
 	type snap struct {
 		handle []byte
 		m      *model
+		// finish, until called, completes the snapshot; it is called a
+		// few steps after the snapshot, as the runtime's writer does.
+		finish   func() ([]byte, error)
+		finishAt int
 	}
 	var snaps []snap
+	finish := func(sn *snap) {
+		t.Helper()
+		h, err := sn.finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sn.handle, sn.finish = bytes.Clone(h), nil
+	}
 	check := func(s *state.Store, m *model, k int) {
 		t.Helper()
 		s.SetCurrentKey(key(k))
@@ -195,20 +235,30 @@ func randomHistory(t *testing.T, f Factory, seed uint64) {
 			m.op["pos"] = val
 		case 11:
 			if rng.IntN(20) == 0 {
-				h, err := snapshot(b, base.CheckpointID(len(snaps)+1), f.Files)
+				fin, err := snapshotLater(b, base.CheckpointID(len(snaps)+1), f.Files)
 				if err != nil {
 					t.Fatal(err)
 				}
-				snaps = append(snaps, snap{handle: bytes.Clone(h), m: m.clone()})
+				snaps = append(snaps, snap{finish: fin, finishAt: step + rng.IntN(50), m: m.clone()})
 			}
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		for i := range snaps {
+			if snaps[i].finish != nil && snaps[i].finishAt <= step {
+				finish(&snaps[i])
+			}
+		}
 		check(s, m, rng.IntN(40))
 	}
 	if len(snaps) == 0 {
 		t.Fatalf("seed %d took no snapshot", seed)
+	}
+	for i := range snaps {
+		if snaps[i].finish != nil {
+			finish(&snaps[i])
+		}
 	}
 	for _, sn := range snaps {
 		r := f.Restore(t, sn.handle, f.Files)

@@ -1,0 +1,185 @@
+package heap
+
+import (
+	"bytes"
+	"hash/maphash"
+)
+
+// values holds the entries whose user key is empty (value state, a list's
+// length, a map state's empty key), by namespace, without a Go pointer per
+// entry: namespaces and values are appended to one byte arena, and an
+// open-addressing table with linear probing indexes them by a hash of the
+// namespace, at most four fifths full (a smaller table misses the cache
+// less often in a snapshot's stream of writes, which paid more than the
+// longer probes cost). A Go map of strings to byte slices cost the garbage
+// collector a scan of every entry in every cycle, about as much as the
+// pipeline spent on the values themselves.
+//
+// Invariant (arena-append-only): bytes in the arena below its length are
+// never written again. A Set appends a new copy and leaves the old one as
+// garbage; compact copies the live entries into a new arena. So a value
+// returned by get stays unchanged for as long as its holder keeps it, and
+// a snapshot can keep the arena slice and a copy of the slots and encode
+// them later while the backend goes on changing.
+type values struct {
+	seed  maphash.Seed
+	slots []slot
+	// n counts used slots; garbage counts arena bytes no slot references.
+	n       int
+	arena   []byte
+	garbage int
+}
+
+// slot is one entry: the namespace at arena[off:off+nsLen], the value right
+// after it. hash is never 0 in a used slot (the low bit is forced on).
+type slot struct {
+	hash  uint64
+	off   int
+	nsLen uint32
+	vLen  uint32
+}
+
+func newValues() *values { return &values{seed: maphash.MakeSeed()} }
+
+func (t *values) hash(ns []byte) uint64 { return maphash.Bytes(t.seed, ns) | 1 }
+
+// ns and value of slot s in arena a.
+func (s *slot) ns(a []byte) []byte { return a[s.off : s.off+int(s.nsLen) : s.off+int(s.nsLen)] }
+
+func (s *slot) value(a []byte) []byte {
+	v := s.off + int(s.nsLen)
+	return a[v : v+int(s.vLen) : v+int(s.vLen)]
+}
+
+// find returns the index of ns's slot and whether it is used; when not, the
+// index is the free slot where ns belongs.
+func (t *values) find(ns []byte, h uint64) (int, bool) {
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.hash == 0 {
+			return int(i), false
+		}
+		if s.hash == h && bytes.Equal(s.ns(t.arena), ns) {
+			return int(i), true
+		}
+	}
+}
+
+// get returns the value of ns (a slice of the arena, capacity capped).
+func (t *values) get(ns []byte) ([]byte, bool) {
+	if t.n == 0 {
+		return nil, false
+	}
+	i, ok := t.find(ns, t.hash(ns))
+	if !ok {
+		return nil, false
+	}
+	return t.slots[i].value(t.arena), true
+}
+
+// set stores a copy of v under ns.
+func (t *values) set(ns, v []byte) {
+	if 5*(t.n+1) > 4*len(t.slots) {
+		t.grow()
+	}
+	h := t.hash(ns)
+	i, ok := t.find(ns, h)
+	s := &t.slots[i]
+	if ok {
+		t.garbage += int(s.nsLen) + int(s.vLen)
+	} else {
+		t.n++
+	}
+	*s = slot{hash: h, off: len(t.arena), nsLen: uint32(len(ns)), vLen: uint32(len(v))}
+	t.arena = append(append(t.arena, ns...), v...)
+	t.maybeCompact()
+}
+
+// del removes ns (backward-shift deletion: the entries after it in its
+// probe run move up, so that no tombstones are needed).
+func (t *values) del(ns []byte) {
+	if t.n == 0 {
+		return
+	}
+	i, ok := t.find(ns, t.hash(ns))
+	if !ok {
+		return
+	}
+	t.garbage += int(t.slots[i].nsLen) + int(t.slots[i].vLen)
+	t.n--
+	mask := len(t.slots) - 1
+	for {
+		t.slots[i] = slot{}
+		j := i
+		for {
+			j = (j + 1) & mask
+			if t.slots[j].hash == 0 {
+				t.maybeCompact()
+				return
+			}
+			// The entry at j stays unless its home slot k lies
+			// cyclically outside (i, j].
+			k := int(t.slots[j].hash) & mask
+			if (i < j && i < k && k <= j) || (i > j && (i < k || k <= j)) {
+				continue
+			}
+			t.slots[i] = t.slots[j]
+			i = j
+			break
+		}
+	}
+}
+
+// grow doubles the slots (to 256 at first) and re-places every entry.
+func (t *values) grow() {
+	old := t.slots
+	t.slots = make([]slot, max(2*len(old), 256))
+	mask := uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s.hash == 0 {
+			continue
+		}
+		i := s.hash & mask
+		for t.slots[i].hash != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = s
+	}
+}
+
+// maybeCompact copies the live entries into a new arena once garbage is
+// more than half of it (and worth the copy).
+func (t *values) maybeCompact() {
+	if t.garbage < 1<<16 || 2*t.garbage < len(t.arena) {
+		return
+	}
+	na := make([]byte, 0, len(t.arena)-t.garbage+t.garbage/4)
+	for i := range t.slots {
+		s := &t.slots[i]
+		if s.hash == 0 {
+			continue
+		}
+		off := len(na)
+		na = append(na, t.arena[s.off:s.off+int(s.nsLen)+int(s.vLen)]...)
+		s.off = off
+	}
+	t.arena, t.garbage = na, 0
+}
+
+// frozen is a view of the entries at one instant: a copy of the used slots
+// and the arena as it was (arena-append-only keeps it unchanged).
+type frozen struct {
+	slots []slot
+	arena []byte
+}
+
+func (t *values) freeze() frozen {
+	f := frozen{slots: make([]slot, 0, t.n), arena: t.arena}
+	for _, s := range t.slots {
+		if s.hash != 0 {
+			f.slots = append(f.slots, s)
+		}
+	}
+	return f
+}

@@ -1,0 +1,101 @@
+package heap
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestValuesMatchMap runs random sets and deletes, enough to grow the
+// table and compact the arena many times, against a Go map, and checks
+// that every value a get returned stays unchanged afterwards (invariant
+// arena-append-only).
+func TestValuesMatchMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	v := newValues()
+	want := map[string]string{}
+	type held struct {
+		b    []byte
+		want string
+	}
+	var kept []held
+	compactions := 0
+	for step := range 200000 {
+		ns := fmt.Appendf(nil, "ns-%d", r.IntN(3000))
+		switch r.IntN(10) {
+		case 0, 1:
+			v.del(ns)
+			delete(want, string(ns))
+		default:
+			val := bytes.Repeat([]byte{byte(step)}, r.IntN(40))
+			before := len(v.arena)
+			v.set(ns, val)
+			if len(v.arena) < before {
+				compactions++
+			}
+			want[string(ns)] = string(val)
+		}
+		probe := fmt.Appendf(nil, "ns-%d", r.IntN(3000))
+		got, ok := v.get(probe)
+		w, wok := want[string(probe)]
+		if ok != wok || string(got) != w {
+			t.Fatalf("step %d: get(%s) = %q,%v want %q,%v", step, probe, got, ok, w, wok)
+		}
+		if ok && r.IntN(100) == 0 {
+			kept = append(kept, held{got, w})
+		}
+	}
+	if v.n != len(want) {
+		t.Fatalf("table counts %d entries, map %d", v.n, len(want))
+	}
+	for ns, w := range want {
+		if got, ok := v.get([]byte(ns)); !ok || string(got) != w {
+			t.Fatalf("get(%s) = %q,%v want %q", ns, got, ok, w)
+		}
+	}
+	for i, h := range kept {
+		if string(h.b) != h.want {
+			t.Fatalf("value %d returned earlier changed to %q, was %q", i, h.b, h.want)
+		}
+	}
+	if compactions == 0 {
+		t.Fatal("the arena was never compacted")
+	}
+}
+
+// TestRestoreReadsVersion1: handles written before value entries got their
+// own section still restore.
+func TestRestoreReadsVersion1(t *testing.T) {
+	// Two namespaces: "a" with the empty key and "k", "b" with the empty
+	// key only.
+	h := []byte{formatV1, 2}
+	put := func(b ...[]byte) {
+		for _, x := range b {
+			h = binary.AppendUvarint(h, uint64(len(x)))
+			h = append(h, x...)
+		}
+	}
+	put([]byte("a"))
+	h = binary.AppendUvarint(h, 2)
+	put([]byte(""), []byte("va"), []byte("k"), []byte("vk"))
+	put([]byte("b"))
+	h = binary.AppendUvarint(h, 1)
+	put([]byte(""), []byte("vb"))
+	b, err := Restore(h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ ns, key, want string }{{"a", "", "va"}, {"a", "k", "vk"}, {"b", "", "vb"}} {
+		got, ok, _ := b.Get([]byte(c.ns), []byte(c.key))
+		if !ok || string(got) != c.want {
+			t.Fatalf("Get(%s, %q) = %q,%v want %q", c.ns, c.key, got, ok, c.want)
+		}
+	}
+	var keys []string
+	_ = b.Iterate([]byte("a"), func(k, _ []byte) error { keys = append(keys, string(k)); return nil })
+	if fmt.Sprint(keys) != "[ k]" {
+		t.Fatalf("Iterate(a) keys %q, want the empty key then k", keys)
+	}
+}
