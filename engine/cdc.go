@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/connector/ingest"
 	"github.com/stratadb/strata/connector/pgcdc"
 	"github.com/stratadb/strata/connector/tablesink"
@@ -33,6 +35,15 @@ import (
 // applied as one transaction that also deletes, from the tables the old
 // job fed, every row the snapshot no longer holds, so each table moves
 // from its last committed state to the snapshot's at one epoch.
+//
+// CREATE TABLE t (...) FROM pg TABLE '...' WITH (errors = 'skip') sets
+// what the job does with t's rows whose values do not fit t's columns:
+// fail (the default), skip (counted in strata_catalog.skipped) or
+// dead-letter (strata_catalog.dead_letters). The option is the table's,
+// not the source's, because whether a value fits is a matter of the
+// table's declared types; one table may tolerate what another must not.
+// A dropped row is that row only: the rest of its transaction, in every
+// table, commits at one epoch.
 
 // Options of a table fed by a source.
 const (
@@ -129,6 +140,15 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 	t.Options[OptionSource] = srcName.String()
 	t.Options[OptionSourceTable] = upstream
 	storeOpts, connOpts, connector := splitOptions(t.Options)
+	// errors is the one option of the table's own: what to do with its
+	// rows whose values do not fit its columns (connector/pgcdc, Bad
+	// values).
+	if v, ok := connOpts[format.OptErrors]; ok {
+		if _, err := format.ParseErrorMode(v); err != nil {
+			return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("table %s: %w", t.Name.Name, err))
+		}
+		delete(connOpts, format.OptErrors)
+	}
 	if connector != "" || len(connOpts) > 0 {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "table %s is fed by source %s: connector options belong to the source (%q)", t.Name.Name, srcName.Name, firstKey(connOpts))
 	}
@@ -210,13 +230,24 @@ func (e *Engine) buildCDCJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job,
 	}
 	var tables []pgcdc.Table
 	var cts []catalog.Table
+	skips := map[catalog.ObjectName][]*format.Errors{}
 	for _, w := range def.Writes {
 		t, err := cat.Table(w)
 		if err != nil {
 			return nil, nil, err
 		}
+		// Each table has its own error mode, counter and dead letters.
+		mode, err := format.ParseErrorMode(t.Options[format.OptErrors])
+		if err != nil {
+			return nil, nil, fmt.Errorf("table %s: %w", t.Name.Name, err)
+		}
+		errs, err := format.NewErrors(mode, e.deadLetterFunc(t))
+		if err != nil {
+			return nil, nil, err
+		}
+		skips[t.Name] = []*format.Errors{errs}
 		cts = append(cts, t)
-		tables = append(tables, pgcdc.Table{Upstream: t.Options[OptionSourceTable], Name: t.Name.Name, Columns: t.Columns, PrimaryKey: t.PrimaryKey})
+		tables = append(tables, pgcdc.Table{Upstream: t.Options[OptionSourceTable], Name: t.Name.Name, Columns: t.Columns, PrimaryKey: t.PrimaryKey, Errors: errs})
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
 	defer cancel()
@@ -224,6 +255,9 @@ func (e *Engine) buildCDCJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job,
 	if err != nil {
 		return nil, nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", src.Name.Name, err))
 	}
+	e.mu.Lock()
+	maps.Copy(e.skipErrs, skips)
+	e.mu.Unlock()
 	layout := stream.Layout()
 	conf := pgcdc.NewConfirmer(stream)
 	reader := &snapshotDiff{e: e, stream: stream, layout: layout, tables: cts}

@@ -1,8 +1,10 @@
 package pgcdc
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pglogrepl"
@@ -24,6 +26,75 @@ type Txn struct {
 	// transaction (doc.go, Positions).
 	CommitLSN, EndLSN uint64
 	Chunk             *types.Chunk
+	// Bad are the row images left out of Chunk because a value does not
+	// fit its Strata column, in WAL order (doc.go, Bad values). The
+	// Stream applies each one's table's error mode when it hands the
+	// transaction out.
+	Bad []BadRow
+}
+
+// BadRow is one row image a transaction leaves out of its chunk: a value
+// of it does not fit the declared Strata column (a varchar(n) or char(n)
+// overflow, a numeric beyond the declared precision, an integer out of a
+// smaller integer's range, NaN or infinity where the type has none, text
+// that does not parse). The decoder only records it; what happens to it
+// is the error mode of its table (Table.Errors).
+type BadRow struct {
+	// Table is the row's table, as its index in the layout; Column the
+	// first Strata column whose value does not fit.
+	Table  int
+	Column string
+	// Position is the row image's stable place in the WAL, the same on
+	// every replay (doc.go, Bad values): the LSN of the change's WAL
+	// record plus the index of the image among those that record gives,
+	// or SnapshotPosition(n) for row n of the initial snapshot.
+	Position uint64
+	// Where names the table, the column, the change and the commit LSN:
+	// "table t column c: insert at 0/1A2B3C8 in the transaction committing
+	// at 0/1A2B400".
+	Where string
+	// Raw is the row as Postgres sent it: a JSON object of the table's
+	// declared columns, each its text value or null.
+	Raw []byte
+	// Err is the parse error (types.ParseText), naming the value and type.
+	Err error
+}
+
+// snapshotBase sets the positions of the initial snapshot's rows apart
+// from WAL locations: a WAL location reaches 2^62 only after 4 EiB of
+// WAL.
+const snapshotBase = uint64(1) << 62
+
+// SnapshotPosition is the Position of a BadRow that is row n (from 0, in
+// the order the snapshot read the tables) of the initial snapshot.
+func SnapshotPosition(n uint64) uint64 { return snapshotBase + n }
+
+// rawRow encodes a row's text values (nil for NULL) as a JSON object of
+// names, in the order given.
+func rawRow(names []string, vals [][]byte) []byte {
+	b := []byte{'{'}
+	for i, n := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, []byte(n))
+		b = append(b, ':')
+		if vals[i] == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, vals[i])
+		}
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends v as a JSON string.
+func appendJSONString(b, v []byte) []byte {
+	q, err := json.Marshal(string(v))
+	if err != nil { // a Go string always marshals
+		panic(err)
+	}
+	return append(b, q...)
 }
 
 // relation is what the decoder knows of one upstream relation from its
@@ -45,7 +116,13 @@ type decoder struct {
 	open   bool
 	commit uint64
 	chunk  *types.Chunk
-	row    types.Row // scratch of the layout's width
+	bad    []BadRow
+	// at is the WAL location of the message being stepped; images counts
+	// the row images given so far by the change record at lastAt.
+	at, lastAt uint64
+	images     uint64
+	row        types.Row // scratch of the layout's width
+	raw        [][]byte  // scratch: a row's text values
 }
 
 func newDecoder(l *Layout) *decoder {
@@ -57,12 +134,15 @@ func newDecoder(l *Layout) *decoder {
 	return d
 }
 
-// Step applies one message. It returns a transaction at its Commit, and
-// an error for messages it refuses (wrapping ErrUnsupported or
-// base.ErrInvalidArgument for changes it cannot represent,
-// base.ErrCorruption for a protocol violation), naming the table, column
-// and commit LSN.
-func (d *decoder) Step(msg pglogrepl.Message) (*Txn, error) {
+// Step applies one message, which the server sent at WAL location at (the
+// XLogData's WALStart: for a change, the start of its WAL record). It
+// returns a transaction at its Commit, and an error for messages it
+// refuses (wrapping ErrUnsupported or base.ErrInvalidArgument for changes
+// it cannot represent, base.ErrCorruption for a protocol violation),
+// naming the table, column and commit LSN. A value that does not fit its
+// column is no error here: its row image goes to Txn.Bad.
+func (d *decoder) Step(msg pglogrepl.Message, at uint64) (*Txn, error) {
+	d.at = at
 	switch m := msg.(type) {
 	case *pglogrepl.RelationMessage:
 		return nil, d.relation(m)
@@ -71,7 +151,7 @@ func (d *decoder) Step(msg pglogrepl.Message) (*Txn, error) {
 			return nil, fmt.Errorf("postgres-cdc: Begin of the transaction committing at %s inside another: %w", m.FinalLSN, base.ErrCorruption)
 		}
 		d.open, d.commit = true, uint64(m.FinalLSN)
-		d.chunk = types.NewChunk(d.layout.types, 16)
+		d.chunk, d.bad = types.NewChunk(d.layout.types, 16), nil
 		return nil, nil
 	case *pglogrepl.CommitMessage:
 		if !d.open {
@@ -80,15 +160,15 @@ func (d *decoder) Step(msg pglogrepl.Message) (*Txn, error) {
 		if uint64(m.CommitLSN) != d.commit {
 			return nil, fmt.Errorf("postgres-cdc: Commit at %s ends the transaction that Began to commit at %s: %w", m.CommitLSN, pglogrepl.LSN(d.commit), base.ErrCorruption)
 		}
-		t := &Txn{CommitLSN: d.commit, EndLSN: uint64(m.TransactionEndLSN), Chunk: d.chunk}
-		d.open, d.chunk = false, nil
+		t := &Txn{CommitLSN: d.commit, EndLSN: uint64(m.TransactionEndLSN), Chunk: d.chunk, Bad: d.bad}
+		d.open, d.chunk, d.bad = false, nil, nil
 		return t, nil
 	case *pglogrepl.InsertMessage:
 		rel, err := d.change(m.RelationID, "insert")
 		if err != nil || rel == nil {
 			return nil, err
 		}
-		return nil, d.emit(rel, types.Insert, m.Tuple, nil)
+		return nil, d.emit(rel, "insert", types.Insert, m.Tuple, nil)
 	case *pglogrepl.UpdateMessage:
 		rel, err := d.change(m.RelationID, "update")
 		if err != nil || rel == nil {
@@ -96,24 +176,34 @@ func (d *decoder) Step(msg pglogrepl.Message) (*Txn, error) {
 		}
 		switch m.OldTupleType {
 		case pglogrepl.UpdateMessageTupleTypeOld: // REPLICA IDENTITY FULL
-			if err := d.emit(rel, types.UpdateBefore, m.OldTuple, nil); err != nil {
+			if err := d.emit(rel, "update (old row)", types.UpdateBefore, m.OldTuple, nil); err != nil {
 				return nil, err
 			}
-			return nil, d.emit(rel, types.UpdateAfter, m.NewTuple, m.OldTuple)
+			return nil, d.emit(rel, "update (new row)", types.UpdateAfter, m.NewTuple, m.OldTuple)
 		case pglogrepl.UpdateMessageTupleTypeKey: // the key changed
-			if err := d.emit(rel, types.Delete, m.OldTuple, nil); err != nil {
+			if err := d.emit(rel, "update (old key)", types.Delete, m.OldTuple, nil); err != nil {
 				return nil, err
 			}
-			return nil, d.emit(rel, types.Insert, m.NewTuple, nil)
+			return nil, d.emit(rel, "update (new row)", types.Insert, m.NewTuple, nil)
 		default: // the key did not change: an upsert
-			return nil, d.emit(rel, types.UpdateAfter, m.NewTuple, nil)
+			bad := len(d.bad)
+			if err := d.emit(rel, "update", types.UpdateAfter, m.NewTuple, nil); err != nil {
+				return nil, err
+			}
+			if len(d.bad) > bad {
+				// The new row is bad: its key leaves the table rather
+				// than keep the version before (invariant
+				// bad-rows-absent).
+				d.keyDelete(rel, m.NewTuple)
+			}
+			return nil, nil
 		}
 	case *pglogrepl.DeleteMessage:
 		rel, err := d.change(m.RelationID, "delete")
 		if err != nil || rel == nil {
 			return nil, err
 		}
-		return nil, d.emit(rel, types.Delete, m.OldTuple, nil)
+		return nil, d.emit(rel, "delete", types.Delete, m.OldTuple, nil)
 	case *pglogrepl.TruncateMessage:
 		for _, id := range m.RelationIDs {
 			if rel := d.rels[id]; rel != nil && rel.table >= 0 {
@@ -173,19 +263,29 @@ func (d *decoder) change(id uint32, what string) (*relation, error) {
 	return rel, nil
 }
 
-// emit appends the row tup describes, reading unchanged TOASTed values
-// from old when given.
-func (d *decoder) emit(rel *relation, kind types.RowKind, tup, old *pglogrepl.TupleData) error {
+// emit appends the row image tup describes (what: the change, for
+// messages), reading unchanged TOASTed values from old when given. An
+// image with a value that does not fit its column goes to d.bad instead
+// (doc.go, Bad values); every image, bad or not, takes the next position
+// of its change record.
+func (d *decoder) emit(rel *relation, what string, kind types.RowKind, tup, old *pglogrepl.TupleData) error {
 	t := d.layout.Table(rel.table)
 	if tup == nil {
 		return fmt.Errorf("postgres-cdc: table %s: a %s without its row in the transaction committing at %s (is the replica identity NOTHING?): %w",
 			t.Name, kind, pglogrepl.LSN(d.commit), ErrUnsupported)
 	}
+	if d.at != d.lastAt {
+		d.lastAt, d.images = d.at, 0
+	}
+	pos := d.at + d.images
+	d.images++
 	for k := range d.row {
 		d.row[k] = types.Null
 	}
 	d.row[0] = types.NewInt32(int32(rel.table))
 	off, _ := d.layout.Span(rel.table)
+	d.raw = d.raw[:0]
+	badCol, badErr := "", error(nil)
 	for j, c := range t.Columns {
 		k := rel.cols[j]
 		if k >= len(tup.Columns) {
@@ -201,16 +301,69 @@ func (d *decoder) emit(rel *relation, kind types.RowKind, tup, old *pglogrepl.Tu
 		}
 		switch col.DataType {
 		case pglogrepl.TupleDataTypeNull:
+			d.raw = append(d.raw, nil)
 		case pglogrepl.TupleDataTypeText:
+			d.raw = append(d.raw, col.Data)
+			if badErr != nil {
+				continue
+			}
 			v, err := types.ParseText(c.Type, string(col.Data), time.UTC)
 			if err != nil {
-				return fmt.Errorf("postgres-cdc: table %s column %s in the transaction committing at %s: %w", t.Name, c.Name, pglogrepl.LSN(d.commit), err)
+				badCol, badErr = c.Name, err
+				continue
 			}
 			d.row[off+j] = v
 		default:
 			return fmt.Errorf("postgres-cdc: table %s column %s: tuple data of kind %q: %w", t.Name, c.Name, col.DataType, base.ErrCorruption)
 		}
 	}
+	if badErr != nil {
+		d.bad = append(d.bad, BadRow{Table: rel.table, Column: badCol, Position: pos,
+			Where: fmt.Sprintf("table %s column %s: %s at %s in the transaction committing at %s",
+				t.Name, badCol, what, pglogrepl.LSN(d.at), pglogrepl.LSN(d.commit)),
+			Raw: rawRow(columnNames(t), d.raw), Err: badErr})
+		return nil
+	}
 	d.chunk.Append(kind, d.row)
 	return nil
+}
+
+// columnNames returns the names of t's columns.
+func columnNames(t Table) []string {
+	out := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// keyDelete appends a -D of the key of tup, a bad upsert image (doc.go,
+// Bad values), other columns NULL as in a delete under a key identity. It
+// appends nothing when the table has no primary key or a key value does
+// not parse (then no version of that key was ever emitted).
+func (d *decoder) keyDelete(rel *relation, tup *pglogrepl.TupleData) {
+	t := d.layout.Table(rel.table)
+	if len(t.PrimaryKey) == 0 {
+		return
+	}
+	for k := range d.row {
+		d.row[k] = types.Null
+	}
+	d.row[0] = types.NewInt32(int32(rel.table))
+	off, _ := d.layout.Span(rel.table)
+	for j, c := range t.Columns {
+		if !slices.Contains(t.PrimaryKey, c.Name) {
+			continue
+		}
+		col := tup.Columns[rel.cols[j]]
+		if col.DataType != pglogrepl.TupleDataTypeText {
+			return
+		}
+		v, err := types.ParseText(c.Type, string(col.Data), time.UTC)
+		if err != nil {
+			return
+		}
+		d.row[off+j] = v
+	}
+	d.chunk.Append(types.Delete, d.row)
 }

@@ -17,19 +17,22 @@ import (
 // TestDecoder runs the scripts under testdata/ against the pgoutput
 // decoder, a pure state machine fed hand-made messages:
 //
-//	layout               input: one table a line, "name upstream col:TYPE ..."
+//	layout               input: one table a line, "name upstream col:TYPE ...",
+//	                     a key column's name ending in *
 //	relation id=<n> name=<schema.table>
 //	                     input: one column a line, "name oid"
 //	begin lsn=<L>
-//	insert rel=<n> new=<tuple>
-//	update rel=<n> [old=<tuple> | key=<tuple>] new=<tuple>
-//	delete rel=<n> (old=<tuple> | key=<tuple>)
+//	insert rel=<n> new=<tuple> [at=<L>]
+//	update rel=<n> [old=<tuple> | key=<tuple>] new=<tuple> [at=<L>]
+//	delete rel=<n> (old=<tuple> | key=<tuple>) [at=<L>]
 //	truncate rels=<n>,<n>...
 //	commit lsn=<L> end=<L>
 //
 // A tuple is values separated by |, \N for NULL and \U for an unchanged
-// TOASTed value. A command prints "ok", the error it got, or at commit the
-// transaction: its positions and its rows as "table kind v|v|...".
+// TOASTed value; at is the WAL location the message came at (default
+// 0/0). A command prints "ok", the error it got, or at commit the
+// transaction: its positions, its rows as "table kind v|v|..." and its
+// bad row images with their positions.
 func TestDecoder(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var dec *decoder
@@ -41,6 +44,10 @@ func TestDecoder(t *testing.T) {
 					tb := Table{Name: f[0], Upstream: f[1]}
 					for _, c := range f[2:] {
 						name, typ, _ := strings.Cut(c, ":")
+						if k, ok := strings.CutSuffix(name, "*"); ok {
+							name = k
+							tb.PrimaryKey = append(tb.PrimaryKey, k)
+						}
 						ty, err := types.ParseType(typ)
 						if err != nil {
 							t.Fatal(err)
@@ -57,7 +64,17 @@ func TestDecoder(t *testing.T) {
 				return "ok"
 			}
 			msg := message(t, d)
-			txn, err := dec.Step(msg)
+			var at uint64
+			if d.HasArg("at") {
+				var v string
+				d.ScanArgs(t, "at", &v)
+				l, err := pglogrepl.ParseLSN(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				at = uint64(l)
+			}
+			txn, err := dec.Step(msg, at)
 			if err != nil {
 				return "error: " + err.Error()
 			}
@@ -78,6 +95,10 @@ func TestDecoder(t *testing.T) {
 					}
 				}
 				fmt.Fprintf(&b, "%s %s %s\n", dec.layout.Table(tag).Name, txn.Chunk.Kind(r), strings.Join(vals, "|"))
+			}
+			for _, bad := range txn.Bad {
+				fmt.Fprintf(&b, "bad %s.%s position %s: %s: %v\n  raw %s\n", dec.layout.Table(bad.Table).Name, bad.Column,
+					pglogrepl.LSN(bad.Position), bad.Where, bad.Err, bad.Raw)
 			}
 			return b.String()
 		})

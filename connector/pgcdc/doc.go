@@ -124,10 +124,68 @@
 // json and jsonb (as JSONB), bytea and uuid; any of them also feeds a
 // string column. Arrays and other types are refused by Open (and by a
 // Relation message announcing a changed table) with an error naming the
-// Strata table and column.
+// Strata table and column. A value of a supported type that the declared
+// column cannot hold is a bad value (below).
+//
+// # Bad values
+//
+// A value Postgres sends that the declared Strata column cannot hold (a
+// varchar(n) or char(n) overflow, a numeric beyond the declared precision,
+// an integer out of a smaller Strata integer's range, NaN or infinity
+// where the Strata type has none) makes its row image bad. The decoder
+// leaves a bad image out of the transaction's chunk and lists it in
+// Txn.Bad (BadRow: table, column, position, where, the row's raw text
+// values as a JSON object of the declared columns, the parse error). The
+// Stream applies the error mode of the image's table (Table.Errors, a
+// connector/format.Errors) each time it hands the transaction out:
+//
+//   - fail (the default, also for a nil Errors): Next returns the error,
+//     naming the source, the table, the column, the change's LSN and the
+//     commit LSN; the transaction is not handed out, and the next call
+//     reads it again from the server, so the source fails at the same
+//     place until the declaration or the mode changes. Nothing of the
+//     transaction commits, in any table.
+//   - skip: the image is counted (Errors.Skipped) and dropped.
+//   - dead-letter: the image goes to the Errors' DeadLetterFunc with its
+//     position, place, raw values and error, then is dropped.
+//
+// Only the bad image is dropped: the rest of its transaction, in every
+// table, is handed out as one transaction and commits at one epoch.
+//
+// Invariant bad-rows-absent: a Strata table with a primary key holds the
+// upstream rows whose current version fits its columns, and no version
+// of the others. An image is one row version, so with REPLICA IDENTITY
+// FULL an update whose new row is bad keeps its -U (the row leaves the
+// table) and one whose old row is bad keeps its +U (the row, absent
+// until now, comes back); a key change whose new row is bad keeps its
+// -D. Under a key identity an update sends no old row, so one whose new
+// row is bad gives a -D of its key (other columns NULL, as a delete
+// under that identity) instead of leaving the version before in place.
+//
+// The mode is the table's (CREATE TABLE ... FROM src TABLE '...' WITH
+// (errors = '...')), not the source's: whether a value fits is a matter of
+// the table's declared types, and one table may tolerate what another
+// must not. ParseOptions refuses errors on the source and says where it
+// goes.
+//
+// Invariant bad-position: a bad image's Position is the same on every
+// replay, so that dead letters keyed by it are kept once. For a streamed
+// change it is the LSN of the change's WAL record (the XLogData's
+// WALStart, which pgoutput sets to the change's record) plus the index of
+// the image among those that record gives: an update under FULL gives two
+// images (old +0, new +1), a multi-insert record (COPY) one per row.
+// Decoding is deterministic, so a replay gives the same records with the
+// same images. Positions of two records never meet: a WAL record is
+// longer than the number of images it holds. Row n of the initial
+// snapshot has SnapshotPosition(n), 2^62 + n, past any WAL location. A
+// snapshot is numbered anew each time one is taken (position 0 after a
+// restart before the first commit, or a new slot when the engine changes
+// the source's set of tables); its rows may then be numbered differently
+// and the dead letters of its bad rows kept again.
 //
 // # Lifecycle
 //
+//	errs, _ := format.NewErrors(mode, dl)   // per table: Table.Errors
 //	s, err := pgcdc.Open(ctx, cfg)          // checks tables, types, publication
 //	conf := pgcdc.NewConfirmer(s)
 //	ingest.New(ingest.Config{Reader: s, OnClose: conf.OnClose, ...})

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
@@ -26,6 +27,11 @@ type Table struct {
 	// DEFAULT or USING INDEX) yields an upsert changelog and needs a
 	// primary key made of the identity's columns (doc.go, Row kinds).
 	PrimaryKey []string
+	// Errors is what the source does with a row image of this table
+	// whose value does not fit its column (doc.go, Bad values): the
+	// table's errors option, shared with whoever counts its skipped rows.
+	// Nil fails the source.
+	Errors *format.Errors
 }
 
 // schemaTable splits Upstream into schema and table.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/internal/base"
 )
 
@@ -81,6 +82,10 @@ func ParseOptions(opts map[string]string) (Options, error) {
 			o.Slot = v
 		case OptPublication:
 			o.Publication = v
+		case format.OptErrors:
+			// Bad values are a matter of each table's declared types
+			// (doc.go, Bad values).
+			return Options{}, fmt.Errorf("postgres-cdc: option %q is set per table: CREATE TABLE ... FROM source TABLE 'schema.table' WITH (errors = '%s'): %w", k, v, base.ErrInvalidArgument)
 		default:
 			return Options{}, fmt.Errorf("postgres-cdc: unknown option %q (known: %s): %w", k,
 				strings.Join([]string{OptConnector, OptHostname, OptPort, OptUsername, OptPassword, OptDatabase, OptSlot, OptPublication}, ", "),

@@ -50,6 +50,7 @@ func TestParseOptions(t *testing.T) {
 		{with("slot", "Bad-Slot"), `option "slot": "Bad-Slot" must be`},
 		{with("publication", "a b"), `option "publication": "a b" must be`},
 		{with("tables", "x"), `unknown option "tables"`},
+		{with("errors", "skip"), `option "errors" is set per table: CREATE TABLE ... FROM source TABLE 'schema.table' WITH (errors = 'skip')`},
 	} {
 		_, err := pgcdc.ParseOptions(tc.opts)
 		if !errors.Is(err, base.ErrInvalidArgument) || !strings.Contains(err.Error(), tc.say) {

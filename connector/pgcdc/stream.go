@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
+	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 )
@@ -126,7 +127,9 @@ func (s *Stream) Layout() *Layout { return s.layout }
 // transaction ended at (a restore) restarts the replication connection at
 // pos (invariant rewind-is-restart). An error of the connection or of a
 // change the source refuses is returned once; the next call starts
-// again.
+// again. The bad row images of a transaction get their tables' error
+// modes as it is handed out (doc.go, Bad values): a failing one is such
+// an error, and the transaction is read again by the next call.
 func (s *Stream) Next(pos uint64) (*types.Chunk, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -144,6 +147,14 @@ func (s *Stream) Next(pos uint64) (*types.Chunk, uint64, error) {
 	}
 	select {
 	case t := <-ss.txns:
+		if err := s.handleBad(t); err != nil {
+			// Fail mode: the transaction is not handed out, and the next
+			// call reads it again from the server (and fails again) until
+			// the table's declaration or mode changes.
+			ss.stop()
+			s.mu.sess = nil
+			return nil, pos, err
+		}
 		ss.next = t.EndLSN
 		return t.Chunk, t.EndLSN, nil
 	default:
@@ -156,6 +167,27 @@ func (s *Stream) Next(pos uint64) (*types.Chunk, uint64, error) {
 	default:
 		return nil, pos, nil
 	}
+}
+
+// handleBad applies, to each bad row image of t, the error mode of its
+// table (doc.go, Bad values): nil when every one was skipped or
+// dead-lettered; otherwise the error of the first one that fails the
+// source, naming the source, the table, the column and the LSNs. It runs
+// on the reader's goroutine each time t is handed out, replays included,
+// so a dead letter is written before the transaction can commit and
+// again on a replay, at the same Position.
+func (s *Stream) handleBad(t *Txn) error {
+	for _, b := range t.Bad {
+		r := format.BadRecord{Source: "postgres-cdc source " + s.cfg.Name, Where: b.Where, Position: b.Position, Raw: b.Raw, Err: b.Err}
+		errs := s.cfg.Tables[b.Table].Errors
+		if errs == nil {
+			return fmt.Errorf("%s %s: %w", r.Source, r.Where, r.Err) // fail, as format.Errors.Handle words it
+		}
+		if err := errs.Handle(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Confirm tells the Stream that every transaction before pos is committed
@@ -312,7 +344,9 @@ func (s *Stream) snapshot(ctx context.Context, conn *pgconn.PgConn) (*Txn, error
 		return nil, fmt.Errorf("use the exported snapshot %s: %w", res.SnapshotName, err)
 	}
 	c := types.NewChunk(s.layout.types, 64)
+	var bad []BadRow
 	row := make(types.Row, s.layout.Width())
+	var n uint64 // rows read, for the positions of bad ones
 	for i := range s.layout.Tables() {
 		t := s.layout.Table(i)
 		off, _ := s.layout.Span(i)
@@ -330,18 +364,28 @@ func (s *Stream) snapshot(ctx context.Context, conn *pgconn.PgConn) (*Txn, error
 				row[k] = types.Null
 			}
 			row[0] = types.NewInt32(int32(i))
-			for j, v := range rr.Values() {
+			vals := rr.Values()
+			var badCol int
+			var badErr error
+			for j, v := range vals {
 				if v == nil {
 					continue
 				}
 				d, err := types.ParseText(t.Columns[j].Type, string(v), time.UTC)
 				if err != nil {
-					rr.Close()
-					return nil, fmt.Errorf("table %s column %s in the initial snapshot: %w", t.Name, t.Columns[j].Name, err)
+					badCol, badErr = j, err
+					break
 				}
 				row[off+j] = d
 			}
-			c.Append(types.Insert, row)
+			if badErr != nil {
+				bad = append(bad, BadRow{Table: i, Column: t.Columns[badCol].Name, Position: SnapshotPosition(n),
+					Where: fmt.Sprintf("table %s column %s: row %d of the initial snapshot", t.Name, t.Columns[badCol].Name, n),
+					Raw:   rawRow(columnNames(t), vals), Err: badErr})
+			} else {
+				c.Append(types.Insert, row)
+			}
+			n++
 		}
 		if _, err := rr.Close(); err != nil {
 			return nil, fmt.Errorf("read %s for the initial snapshot: %w", t.Upstream, err)
@@ -350,7 +394,7 @@ func (s *Stream) snapshot(ctx context.Context, conn *pgconn.PgConn) (*Txn, error
 	if _, err := q.Exec(ctx, "COMMIT").ReadAll(); err != nil {
 		return nil, fmt.Errorf("end the snapshot transaction: %w", err)
 	}
-	return &Txn{CommitLSN: 0, EndLSN: uint64(cp), Chunk: c}, nil
+	return &Txn{CommitLSN: 0, EndLSN: uint64(cp), Chunk: c, Bad: bad}, nil
 }
 
 // stream reads the replication stream into ss.txns, skipping transactions
@@ -402,7 +446,7 @@ func (s *Stream) stream(ctx context.Context, conn *pgconn.PgConn, ss *session, f
 				if err != nil {
 					return fmt.Errorf("pgoutput message at %s: %v: %w", x.WALStart, err, base.ErrCorruption)
 				}
-				t, err := dec.Step(m)
+				t, err := dec.Step(m, uint64(x.WALStart))
 				if err != nil {
 					return err
 				}

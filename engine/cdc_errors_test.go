@@ -1,0 +1,428 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pglogrepl"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stratadb/strata/internal/pgtest"
+	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/meta/version"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// The bad-input tests of postgres-cdc share one transaction: it inserts
+// two rows into a (the second's name is too long for Strata's
+// VARCHAR(5)), inserts into b and updates b's snapshot row, and inserts
+// into c. Table a has the errors mode under test; b and c fail (the
+// default) but get no bad row.
+var (
+	cdcErrTables = []catalog.ObjectName{catalog.Name(DefaultDatabase, "a"), catalog.Name(DefaultDatabase, "b"), catalog.Name(DefaultDatabase, "c")}
+	// What a consistent read of a, b, c shows before the transaction
+	// (the initial snapshot) and after it (without a's bad row).
+	cdcErrBefore = "a: \nb: 0|0\nc: "
+	cdcErrAfter  = "a: 1|ok\nb: 0|5 1|10\nc: 1|2.50"
+)
+
+const cdcErrTxn = `BEGIN;
+INSERT INTO a VALUES (1, 'ok'), (2, 'far too long');
+INSERT INTO b VALUES (1, 10);
+UPDATE b SET qty = 5 WHERE id = 0;
+INSERT INTO c VALUES (1, 2.50);
+COMMIT`
+
+// cdcErrSetup makes database db upstream with tables a, b and c, and
+// returns a connection to it.
+func cdcErrSetup(t *testing.T, pg *pgtest.Server, db string) *pgx.Conn {
+	t.Helper()
+	ctx := context.Background()
+	up, err := pgx.Connect(ctx, pg.CreateDatabase(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close(context.Background()) })
+	for _, q := range []string{
+		"CREATE TABLE a (id int PRIMARY KEY, name varchar(40))",
+		"CREATE TABLE b (id int PRIMARY KEY, qty bigint)",
+		"CREATE TABLE c (id int PRIMARY KEY, amount numeric(12,2))",
+		"INSERT INTO b VALUES (0, 0)",
+	} {
+		if _, err := up.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return up
+}
+
+// cdcErrCreate creates source pg over database db and Strata tables a
+// (errors = mode, "" for none), b and c fed by it.
+func cdcErrCreate(t *testing.T, e *Engine, pg *pgtest.Server, db, mode string) {
+	t.Helper()
+	ctx := context.Background()
+	src := catalog.Source{Name: catalog.Name(DefaultDatabase, "pg"), Connector: PostgresCDC, Options: map[string]string{
+		"connector": PostgresCDC, "hostname": pg.Host, "port": fmt.Sprint(pg.Port), "username": pgtest.Superuser,
+		"database": db, "slot": db + "_slot", "publication": db + "_pub"}}
+	if err := e.CreateSource(ctx, src, false); err != nil {
+		t.Fatal(err)
+	}
+	typ := func(s string) types.Type {
+		ty, err := types.ParseType(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ty
+	}
+	defs := []struct {
+		name, col, colType string
+	}{{"a", "name", "VARCHAR(5)"}, {"b", "qty", "INTEGER"}, {"c", "amount", "NUMERIC(12,2)"}}
+	for _, d := range defs {
+		opts := map[string]string{OptionSource: src.Name.String(), OptionSourceTable: "public." + d.name}
+		if d.name == "a" && mode != "" {
+			opts["errors"] = mode
+		}
+		tb := catalog.Table{Name: catalog.Name(DefaultDatabase, d.name), PrimaryKey: []string{"id"}, Options: opts,
+			Columns: []catalog.Column{{Name: "id", Type: types.Int32}, {Name: d.col, Type: typ(d.colType)}}}
+		if err := e.CreateTable(ctx, tb, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// cdcErrRead reads a, b and c at one consistent version, each table as
+// "name: row row ..." with rows "v|v" sorted.
+func cdcErrRead(t *testing.T, e *Engine) string {
+	t.Helper()
+	r, err := e.ReadConsistent(context.Background(), cdcErrTables, version.Strong, "cdc-errors-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, n := range cdcErrTables {
+		var rows []string
+		for _, row := range r.Rows[n] {
+			vals := make([]string, len(row))
+			for i, d := range row {
+				vals[i] = types.FormatText(d, time.UTC)
+			}
+			rows = append(rows, strings.Join(vals, "|"))
+		}
+		slices.Sort(rows)
+		lines = append(lines, n.Name+": "+strings.Join(rows, " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cdcErrWait polls consistent reads until they show want, failing t when
+// a read shows anything but one of allowed or want: the transaction is
+// seen whole or not at all.
+func cdcErrWait(t *testing.T, e *Engine, want string, allowed ...string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := cdcErrRead(t, e)
+		if got == want {
+			return
+		}
+		if !slices.Contains(allowed, got) {
+			t.Fatalf("a consistent read shows\n%s\nwant\n%s\nor one of %q", got, want, allowed)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60 s a consistent read shows\n%s\nwant\n%s", got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// walLSN returns the server's current WAL insert location.
+func walLSN(t *testing.T, up *pgx.Conn) pglogrepl.LSN {
+	t.Helper()
+	var s string
+	if err := up.QueryRow(context.Background(), "SELECT pg_current_wal_insert_lsn()::text").Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	l, err := pglogrepl.ParseLSN(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// deadLetterLines returns the number of lines of dir's dead-letter file.
+func deadLetterLines(t *testing.T, dir string) int {
+	t.Helper()
+	f, err := os.Open(dir + "/dead_letters.jsonl")
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		n++
+	}
+	return n
+}
+
+// TestCDCBadInput runs the error modes of postgres-cdc against one
+// private PostgreSQL, each in its own database, source and engine.
+func TestCDCBadInput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	pg := pgtest.Start(t)
+	for _, tc := range []struct {
+		name string
+		run  func(*testing.T, *pgtest.Server)
+	}{
+		{"fail", cdcBadRowFails}, {"skip", cdcBadRowSkips}, {"dead-letter", cdcBadRowDeadLetter}, {"option", cdcErrorsOption},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, pg)
+		})
+	}
+}
+
+// cdcBadRowFails: by default a row whose value does not fit stops the
+// job with an error naming the source, the table, the column and the
+// commit LSN, and nothing of its transaction commits in any table.
+func cdcBadRowFails(t *testing.T, pg *pgtest.Server) {
+	up := cdcErrSetup(t, pg, "errfail")
+	e := openTest(t, t.TempDir())
+	defer e.Close()
+	cdcErrCreate(t, e, pg, "errfail", "")
+	cdcErrWait(t, e, cdcErrBefore, "a: \nb: \nc: ")
+	before := walLSN(t, up)
+	if _, err := up.Exec(context.Background(), cdcErrTxn); err != nil {
+		t.Fatal(err)
+	}
+	after := walLSN(t, up)
+
+	job := cdcJobName(catalog.Name(DefaultDatabase, "pg"))
+	var st JobStatus
+	deadline := time.Now().Add(60 * time.Second)
+	for st.Restarts < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s did not fail twice within 60 s: %+v", job, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+		for _, j := range e.Jobs() {
+			if j.Name == job {
+				st = j
+			}
+		}
+	}
+	msg := fmt.Sprint(st.Err)
+	for _, w := range []string{"postgres-cdc source pg", "table a column name: insert at ", `value too long for type character varying(5)`} {
+		if !strings.Contains(msg, w) {
+			t.Fatalf("job error %q does not say %q", msg, w)
+		}
+	}
+	m := regexp.MustCompile(`in the transaction committing at ([0-9A-F]+/[0-9A-F]+)`).FindStringSubmatch(msg)
+	if m == nil {
+		t.Fatalf("job error %q names no commit LSN", msg)
+	}
+	lsn, err := pglogrepl.ParseLSN(m[1])
+	if err != nil || lsn < before || lsn >= after {
+		t.Fatalf("commit LSN %s (%v) is not that of the transaction, in [%s, %s)", m[1], err, before, after)
+	}
+	// The job restarted and failed again at the same transaction: nothing
+	// of it is in any table.
+	if got := cdcErrRead(t, e); got != cdcErrBefore {
+		t.Fatalf("after the failure a consistent read shows\n%s\nwant\n%s", got, cdcErrBefore)
+	}
+	skipped, err := e.systemRows(context.Background(), "skipped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range skipped {
+		if r[1].Int64() != 0 {
+			t.Fatalf("fail mode skipped rows: %v", skipped)
+		}
+	}
+}
+
+// cdcBadRowSkips: with errors = 'skip' the bad row is counted and
+// left out, and the rest of its transaction commits in all three tables
+// at one epoch; later transactions go on, and an update to a bad value
+// takes its row out.
+func cdcBadRowSkips(t *testing.T, pg *pgtest.Server) {
+	up := cdcErrSetup(t, pg, "errskip")
+	e := openTest(t, t.TempDir())
+	defer e.Close()
+	cdcErrCreate(t, e, pg, "errskip", "skip")
+	cdcErrWait(t, e, cdcErrBefore, "a: \nb: \nc: ")
+	if _, err := up.Exec(context.Background(), cdcErrTxn); err != nil {
+		t.Fatal(err)
+	}
+	cdcErrWait(t, e, cdcErrAfter, cdcErrBefore)
+	if _, err := up.Exec(context.Background(), "INSERT INTO a VALUES (3, 'next')"); err != nil {
+		t.Fatal(err)
+	}
+	cdcErrWait(t, e, "a: 1|ok 3|next\nb: 0|5 1|10\nc: 1|2.50", cdcErrAfter)
+	// An update to a value that does not fit takes the row out (the key
+	// identity sends no old row: the source deletes the key) rather than
+	// leave the version before.
+	if _, err := up.Exec(context.Background(), "UPDATE a SET name = 'now too long' WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	cdcErrWait(t, e, "a: 3|next\nb: 0|5 1|10\nc: 1|2.50", "a: 1|ok 3|next\nb: 0|5 1|10\nc: 1|2.50")
+	skipped, err := e.systemRows(context.Background(), "skipped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range skipped {
+		got[r[0].Str()] = r[1].Int64()
+	}
+	if fmt.Sprint(got) != "map[a:2 b:0 c:0]" {
+		t.Fatalf("strata_catalog.skipped: %v, want a:2 b:0 c:0", got)
+	}
+	if n := deadLetterLines(t, e.Dir()); n != 0 {
+		t.Fatalf("skip mode wrote %d dead letters", n)
+	}
+}
+
+// cdcBadRowDeadLetter: with errors = 'dead-letter' the bad row is
+// kept in strata_catalog.dead_letters with its raw text values and error,
+// and the rest of its transaction commits at one epoch. A restart that
+// replays the transaction (the engine stopped before a checkpoint
+// covered it) writes the dead letter again, and the system table still
+// shows it once.
+func cdcBadRowDeadLetter(t *testing.T, pg *pgtest.Server) {
+	up := cdcErrSetup(t, pg, "errdead")
+	dir := t.TempDir()
+	e := openTest(t, dir)
+	cdcErrCreate(t, e, pg, "errdead", "dead-letter")
+	cdcErrWait(t, e, cdcErrBefore, "a: \nb: \nc: ")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// While Strata is down the transaction commits upstream. The next run
+	// takes no checkpoint: it reads the transaction, writes the dead
+	// letter, and stops without committing anything of it.
+	if _, err := up.Exec(context.Background(), cdcErrTxn); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), Options{Dir: dir, EpochInterval: 20 * time.Millisecond, CheckpointInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for deadLetterLines(t, dir) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no dead letter within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := cdcErrRead(t, e); got != cdcErrBefore {
+		t.Fatalf("without a checkpoint a consistent read shows\n%s\nwant\n%s", got, cdcErrBefore)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The run after restores the checkpoint before the transaction and
+	// reads it again.
+	e = openTest(t, dir)
+	defer e.Close()
+	cdcErrWait(t, e, cdcErrAfter, cdcErrBefore)
+	if n := deadLetterLines(t, dir); n != 2 {
+		t.Fatalf("%d lines in the dead-letter file, want 2 (the transaction was read twice)", n)
+	}
+	rows, err := e.systemRows(context.Background(), "dead_letters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("strata_catalog.dead_letters has %d rows, want 1: %v", len(rows), rows)
+	}
+	r := rows[0]
+	if r[0].Str() != "a" || r[1].Str() != "postgres-cdc source pg" {
+		t.Fatalf("dead letter of table %q source %q, want a and postgres-cdc source pg", r[0].Str(), r[1].Str())
+	}
+	where := r[3].Str()
+	for _, w := range []string{"table a column name: insert at ", " in the transaction committing at "} {
+		if !strings.Contains(where, w) {
+			t.Fatalf("dead letter location %q does not say %q", where, w)
+		}
+	}
+	// Its position is the insert's WAL record (the LSN the location
+	// names) plus the image's index in that record: 0, the record holds
+	// one row.
+	m := regexp.MustCompile(`insert at ([0-9A-F]+/[0-9A-F]+)`).FindStringSubmatch(where)
+	if lsn, err := pglogrepl.ParseLSN(m[1]); err != nil || uint64(lsn) != uint64(r[2].Int64()) {
+		t.Fatalf("dead letter position %d, location %q", r[2].Int64(), where)
+	}
+	if !strings.Contains(r[4].Str(), "value too long for type character varying(5)") {
+		t.Fatalf("dead letter error %q", r[4].Str())
+	}
+	if raw := string(r[5].Bytes()); raw != `{"id":"2","name":"far too long"}` {
+		t.Fatalf("dead letter raw %s", raw)
+	}
+	skipped, err := e.systemRows(context.Background(), "skipped")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 3 {
+		t.Fatalf("strata_catalog.skipped: %v", skipped)
+	}
+	for _, s := range skipped {
+		if want := map[bool]int64{true: 1, false: 0}[s[0].Str() == "a"]; s[1].Int64() != want {
+			t.Fatalf("strata_catalog.skipped: %v, want a:1 b:0 c:0", skipped)
+		}
+	}
+}
+
+// cdcErrorsOption: errors is a table option of a source's table (one
+// mode per table); a bad value is refused naming it, and the source
+// refuses it, pointing at the table.
+func cdcErrorsOption(t *testing.T, pg *pgtest.Server) {
+	cdcErrSetup(t, pg, "erropt")
+	e := openTest(t, t.TempDir())
+	defer e.Close()
+	ctx := context.Background()
+	opts := map[string]string{"connector": PostgresCDC, "hostname": pg.Host, "port": fmt.Sprint(pg.Port), "username": pgtest.Superuser,
+		"database": "erropt", "slot": "erropt_slot", "publication": "erropt_pub", "errors": "skip"}
+	err := e.CreateSource(ctx, catalog.Source{Name: catalog.Name(DefaultDatabase, "pg"), Connector: PostgresCDC, Options: opts}, false)
+	if sqlerr.Code(err) != sqlerr.InvalidParameterValue || !strings.Contains(err.Error(), `option "errors" is set per table`) {
+		t.Fatalf("errors on the source: %v", err)
+	}
+	delete(opts, "errors")
+	if err := e.CreateSource(ctx, catalog.Source{Name: catalog.Name(DefaultDatabase, "pg"), Connector: PostgresCDC, Options: opts}, false); err != nil {
+		t.Fatal(err)
+	}
+	tb := catalog.Table{Name: catalog.Name(DefaultDatabase, "a"), PrimaryKey: []string{"id"},
+		Options: map[string]string{OptionSource: "dev.pg", OptionSourceTable: "public.a", "errors": "ignore"},
+		Columns: []catalog.Column{{Name: "id", Type: types.Int32}, {Name: "name", Type: types.Text}}}
+	err = e.CreateTable(ctx, tb, false)
+	if sqlerr.Code(err) != sqlerr.InvalidParameterValue || !strings.Contains(err.Error(), `table a: option "errors": "ignore" is not one of fail, skip, dead-letter`) {
+		t.Fatalf("errors = 'ignore': %v", err)
+	}
+	tb.Options["errors"] = "dead-letter"
+	if err := e.CreateTable(ctx, tb, false); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := e.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cat.Table(tb.Name)
+	if err != nil || got.Options["errors"] != "dead-letter" {
+		t.Fatalf("table a's options: %v %v", got.Options, err)
+	}
+}
