@@ -24,7 +24,7 @@ func newBenchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure Strata: checkpoints, the streaming pipeline, the table store",
 	}
-	cmd.AddCommand(newBenchCheckpointCommand(), newBenchPipelineCommand(), newBenchTableCommand(), newBenchFreshnessCommand())
+	cmd.AddCommand(newBenchCheckpointCommand(), newBenchPipelineCommand(), newBenchTableCommand(), newBenchFreshnessCommand(), newBenchNexmarkCommand(), newBenchRecoveryCommand())
 	return cmd
 }
 
