@@ -384,6 +384,15 @@ func (f failedSource) Close() error                           { return nil }
 
 // buildViewJob compiles a view's query into its job.
 func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table) (*graph.Job, error) {
+	j, err := e.planViewJob(cat, def, t)
+	if err != nil {
+		return nil, err
+	}
+	return j.Graph, nil
+}
+
+// planViewJob plans a view's query: its job and its changelog mode.
+func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table) (*planner.Job, error) {
 	p, _, err := e.viewPlan(cat, t.Name.Database, t.Query)
 	if err != nil {
 		return nil, err
@@ -393,11 +402,7 @@ func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.T
 	if out, err := e.Table(t.Name); err == nil {
 		ep.out = out
 	}
-	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism})
-	if err != nil {
-		return nil, err
-	}
-	return j.Graph, nil
+	return planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism})
 }
 
 // ExplainView returns the streaming plan of query as a view job would run

@@ -19,6 +19,7 @@ import (
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/parser"
 	"github.com/stratadb/strata/sql/plan"
+	"github.com/stratadb/strata/sql/planner"
 	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/table"
 	"github.com/stratadb/strata/table/fileio"
@@ -223,14 +224,14 @@ func (e *Engine) viewPlan(cat *catalog.Catalog, db, query string) (plan.Node, []
 	return p, rels.seen, nil
 }
 
-// viewColumns names the columns of a view's plan and chooses its key.
+// errNoKey marks a view plan without a unique key Strata can infer.
+var errNoKey = errors.New("no unique key")
+
+// viewColumns names the columns of a view's plan and chooses its key;
+// errNoKey (with the columns) when it has none.
 func viewColumns(name catalog.ObjectName, p plan.Node) (cols []catalog.Column, pk []string, nullableKey bool, err error) {
 	sch := p.Schema()
 	key, ok := uniqueKey(p)
-	if !ok {
-		return nil, nil, false, sqlerr.New(sqlerr.FeatureNotSupported,
-			"materialized view %s has no unique key Strata can infer: select the primary key columns of its input, or GROUP BY", name.Name)
-	}
 	cols = make([]catalog.Column, len(sch))
 	seen := map[string]bool{}
 	for i, c := range sch {
@@ -246,6 +247,9 @@ func viewColumns(name catalog.ObjectName, p plan.Node) (cols []catalog.Column, p
 			typ = types.Text
 		}
 		cols[i] = catalog.Column{Name: c.Name, Type: typ, NotNull: c.NotNull}
+	}
+	if !ok {
+		return cols, nil, false, errNoKey
 	}
 	if len(key) == 0 {
 		// At most one row (a global aggregate): keyed by all of its
@@ -290,7 +294,8 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads no table", name.Name)
 	}
 	cols, pk, nullableKey, err := viewColumns(name, p)
-	if err != nil {
+	appendOnly := errors.Is(err, errNoKey)
+	if err != nil && !appendOnly {
 		return err
 	}
 	storeOpts, connOpts, connector := splitOptions(opts)
@@ -330,8 +335,16 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	def.Options = map[string]string{jobOptStartAfter: strconv.FormatUint(uint64(startAfter), 10)}
 	// Build the job once before anything is created: a plan the streaming
 	// planner cannot run is refused here.
-	if _, err := e.buildViewJob(withTable(cat, t), def, t); err != nil {
+	j, err := e.planViewJob(withTable(cat, t), def, t)
+	if err != nil {
 		return err
+	}
+	if appendOnly && j.Mode != planner.AppendOnly {
+		// Without a key, only a view whose changelog inserts and never
+		// retracts can be stored: as an append table, like a Flink
+		// INSERT INTO a Paimon append table.
+		return sqlerr.New(sqlerr.FeatureNotSupported,
+			"materialized view %s has no unique key Strata can infer and its changes are not insert-only (%s): select the primary key columns of its input, or GROUP BY", name.Name, j.Mode)
 	}
 	if _, err := e.createStorage(name, cols, pk, storeOpts); err != nil {
 		return err

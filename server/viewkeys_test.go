@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,37 @@ func TestViewKeysOfSemiJoinsAndUnions(t *testing.T) {
 		if res := Verify(context.Background(), s.Engine, v, 0); !res.OK || res.Error != "" {
 			t.Fatalf("verify %s: %+v", v, res)
 		}
+	}
+}
+
+// TestAppendOnlyViews: a view without a unique key whose changes are
+// insert-only (a filter and projection over an append table) is stored as
+// an append table, can be read by other views, and verifies; one whose
+// input has updates is still refused.
+func TestAppendOnlyViews(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE clicks (user_id INT, url TEXT, ms INT)")
+	exec(t, c, "CREATE TABLE users (id INT PRIMARY KEY, name TEXT)")
+	exec(t, c, "CREATE MATERIALIZED VIEW slow AS SELECT user_id, url, ms / 1000 AS secs FROM clicks WHERE ms >= 1000")
+	exec(t, c, "CREATE MATERIALIZED VIEW slow_per_user AS SELECT user_id, count(*) AS n, sum(secs) AS secs FROM slow GROUP BY user_id")
+	exec(t, c, "INSERT INTO clicks VALUES (1, '/a', 1500), (1, '/a', 1500), (2, '/b', 20), (2, '/c', 3000)")
+	exec(t, c, "INSERT INTO clicks VALUES (1, '/d', 999), (3, '/e', 1000)")
+	if got := rowsText(t, c, "SELECT user_id, url, secs FROM slow ORDER BY user_id, url"); got != "1|/a|1\n1|/a|1\n2|/c|3\n3|/e|1" {
+		t.Fatalf("slow:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT user_id, n, secs FROM slow_per_user ORDER BY user_id"); got != "1|2|2\n2|1|3\n3|1|1" {
+		t.Fatalf("slow_per_user:\n%s", got)
+	}
+	for _, v := range []string{"slow", "slow_per_user"} {
+		if res := Verify(context.Background(), s.Engine, v, 0); !res.OK || res.Error != "" {
+			t.Fatalf("verify %s: %+v", v, res)
+		}
+	}
+	_, err := c.Exec(context.Background(), "CREATE MATERIALIZED VIEW names AS SELECT name FROM users")
+	if err == nil || !strings.Contains(err.Error(), "0A000") || !strings.Contains(err.Error(), "not insert-only") {
+		t.Fatalf("a keyless view over a keyed table: %v", err)
 	}
 }
