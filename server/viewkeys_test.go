@@ -62,7 +62,15 @@ func TestAppendOnlyViews(t *testing.T) {
 	if got := rowsText(t, c, "SELECT user_id, n, secs FROM slow_per_user ORDER BY user_id"); got != "1|2|2\n2|1|3\n3|1|1" {
 		t.Fatalf("slow_per_user:\n%s", got)
 	}
-	for _, v := range []string{"slow", "slow_per_user"} {
+	// An inner join of two append tables only inserts too.
+	exec(t, c, "CREATE TABLE pages (url TEXT, owner TEXT)")
+	exec(t, c, "CREATE MATERIALIZED VIEW owned AS SELECT c.user_id, c.url, p.owner FROM clicks c JOIN pages p ON c.url = p.url")
+	exec(t, c, "INSERT INTO pages VALUES ('/a', 'ann'), ('/e', 'eve'), ('/e', 'ed')")
+	exec(t, c, "INSERT INTO clicks VALUES (4, '/e', 5)")
+	if got := rowsText(t, c, "SELECT user_id, url, owner FROM owned ORDER BY user_id, owner"); got != "1|/a|ann\n1|/a|ann\n3|/e|ed\n3|/e|eve\n4|/e|ed\n4|/e|eve" {
+		t.Fatalf("owned:\n%s", got)
+	}
+	for _, v := range []string{"slow", "slow_per_user", "owned"} {
 		if res := Verify(context.Background(), s.Engine, v, 0); !res.OK || res.Error != "" {
 			t.Fatalf("verify %s: %+v", v, res)
 		}

@@ -181,6 +181,11 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 		graph.Edge{From: rk.vertex, To: name, Input: 1, Partitioning: graph.Hash, KeyColumns: rcols, KeyTypes: keyTypes})
 	detail := n.Kind.String() + "Join"
 	mode := Retract
+	if (kind == plan.InnerJoin || kind == plan.CrossJoin) && left.mode == AppendOnly && right.mode == AppendOnly {
+		// Inputs that only insert meet only in inserts (Flink's regular
+		// join keeps an insert-only output for them too).
+		mode = AppendOnly
+	}
 	if interval != nil {
 		detail = n.Kind.String() + "IntervalJoin"
 		if kind == plan.InnerJoin {
