@@ -381,7 +381,14 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 		set = append(set, idx)
 		vals = append(vals, rt.GetVal())
 	}
-	return e.rewrite(ctx, cat, db, t, selectFor(up.GetRelation(), vals, up.GetWhereClause()), text, ectx, args, func(r types.Row) (types.Row, error) {
+	// The SELECT behind the UPDATE reads t's columns, then the new
+	// values: those take their columns' types, so that SET n = $1 types
+	// $1 as n's type, as Postgres does.
+	target := columnTypes(t.Columns)
+	for _, i := range set {
+		target = append(target, t.Columns[i].Type)
+	}
+	return e.rewrite(ctx, cat, db, t, selectFor(up.GetRelation(), vals, up.GetWhereClause()), target, text, ectx, args, func(r types.Row) (types.Row, error) {
 		out := append(types.Row(nil), r[:len(t.Columns)]...)
 		for j, i := range set {
 			v, err := assign(t, t.Columns[i], r[len(t.Columns)+j], ectx)
@@ -408,12 +415,13 @@ func (e *Engine) Delete(ctx context.Context, db string, del *pg_query.DeleteStmt
 	if err != nil {
 		return 0, 0, err
 	}
-	return e.rewrite(ctx, cat, db, t, selectFor(del.GetRelation(), nil, del.GetWhereClause()), text, ectx, args, nil)
+	return e.rewrite(ctx, cat, db, t, selectFor(del.GetRelation(), nil, del.GetWhereClause()), nil, text, ectx, args, nil)
 }
 
 // rewrite selects the rows a DML statement matches and writes, per row,
-// the replacement newRow gives (a delete when newRow is nil).
-func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t catalog.Table, sel *pg_query.Node, text string, ectx *expr.Context, args *Args,
+// the replacement newRow gives (a delete when newRow is nil); target, when
+// not nil, types the untyped values of the SELECT sel by position.
+func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t catalog.Table, sel *pg_query.Node, target []types.Type, text string, ectx *expr.Context, args *Args,
 	newRow func(types.Row) (types.Row, error)) (int, base.Epoch, error) {
 	if len(t.PrimaryKey) == 0 {
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "table %q has no primary key: it is an append table, and UPDATE and DELETE need a key to find rows", t.Name.Name)
@@ -426,7 +434,7 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "table %q has merge-engine %q: UPDATE and DELETE need merge-engine 'deduplicate' (its rows are what their merge function makes of every INSERT)", t.Name.Name, me)
 	}
 	rels := &relations{cat: cat, db: db}
-	p, err := bindWith(rels, text, ectx, sel, args, nil)
+	p, err := bindWith(rels, text, ectx, sel, args, target)
 	if err != nil {
 		return 0, 0, err
 	}

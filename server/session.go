@@ -146,9 +146,22 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 	if err != nil {
 		return nil, true, err
 	}
+	// Parameters DuckDB leaves untyped take the type Strata's binder
+	// infers with Postgres's rules (a NUMERIC column compared with $1
+	// makes $1 NUMERIC), else text.
+	var inferred []types.Type
+	if slices.ContainsFunc(params, func(t types.Type) bool { return t.Kind == types.KindUnknown }) {
+		args := &engine.Args{Types: paramTypes, DryRun: true}
+		if _, err := s.describe(ctx, q, args); err == nil {
+			inferred = args.Inferred
+		}
+	}
 	for i := range params {
 		if i < len(paramTypes) && paramTypes[i].Kind != types.KindUnknown {
 			params[i] = paramTypes[i]
+		}
+		if params[i].Kind == types.KindUnknown && i < len(inferred) {
+			params[i] = inferred[i]
 		}
 		if params[i].Kind == types.KindUnknown {
 			params[i] = types.Text
