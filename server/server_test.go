@@ -256,10 +256,23 @@ func TestConsistencyUnderLoad(t *testing.T) {
 	exec(t, c, "CREATE TABLE acct (id INT PRIMARY KEY, branch INT NOT NULL, balance BIGINT NOT NULL)")
 	exec(t, c, "CREATE MATERIALIZED VIEW per_branch AS SELECT branch, sum(balance) AS total, count(*) AS n FROM acct GROUP BY branch")
 	exec(t, c, "CREATE MATERIALIZED VIEW bank AS SELECT sum(total) AS total, sum(n) AS accounts FROM per_branch")
-	ctx, cancel := context.WithTimeout(context.Background(), d)
+	// The clients run for d and then until enough happened (at least 20
+	// writes and 20 reads with data), up to 4d: on a loaded machine each
+	// write waits for its epoch's commit through two levels of views.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*d)
 	defer cancel()
 	var wg sync.WaitGroup
 	var writes, reads, withData atomic.Int64
+	go func() {
+		start := time.Now()
+		for ctx.Err() == nil {
+			if time.Since(start) >= d && writes.Load() >= 20 && withData.Load() >= 20 {
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
 	errs := make(chan error, 16)
 	wg.Add(1)
 	go func() { // the writer: inserts, transfers, deletes
