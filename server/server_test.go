@@ -502,17 +502,29 @@ func TestNewViewOverOldTable(t *testing.T) {
 	defer c.Close(context.Background())
 	exec(t, c, "CREATE TABLE old (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "INSERT INTO old VALUES (1, 10), (2, 20), (3, 30)")
-	time.Sleep(500 * time.Millisecond) // about 25 epochs pass
+	// Wait until the table has committed at least 15 epochs.
+	committed := func(name string) int {
+		var e string
+		if err := c.QueryRow(context.Background(), "SELECT committed_epoch FROM strata_catalog.tables WHERE name = $1", name).Scan(&e); err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(e)
+		return n
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for committed("old") < 15 {
+		if time.Now().After(deadline) {
+			t.Fatalf("table old committed only epoch %d in 30 s", committed("old"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	oldEpoch := committed("old")
 	exec(t, c, "CREATE MATERIALIZED VIEW fresh AS SELECT k, v * 2 AS v2 FROM old")
 	if got := rowsText(t, c, "SELECT k, v2 FROM fresh ORDER BY k"); got != "1|20\n2|40\n3|60" {
 		t.Fatalf("fresh right after CREATE:\n%q", got)
 	}
-	var first string
-	if err := c.QueryRow(context.Background(), "SELECT committed_epoch FROM strata_catalog.tables WHERE name = 'fresh'").Scan(&first); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := strconv.Atoi(first); n < 15 {
-		t.Fatalf("the view committed epoch %s: it replayed the table's past epochs instead of starting at its present", first)
+	if first := committed("fresh"); first < oldEpoch {
+		t.Fatalf("the view committed epoch %d below its table's %d at CREATE: it replayed the table's past epochs instead of starting at its present", first, oldEpoch)
 	}
 }
 
