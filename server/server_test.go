@@ -520,6 +520,14 @@ func TestNewViewOverOldTable(t *testing.T) {
 	}
 	oldEpoch := committed("old")
 	exec(t, c, "CREATE MATERIALIZED VIEW fresh AS SELECT k, v * 2 AS v2 FROM old")
+	// CREATE returned once the view was filled: another session, which
+	// has written nothing, reads it filled too, also at weak consistency.
+	c2 := connect(t, s)
+	defer c2.Close(context.Background())
+	exec(t, c2, "SET consistency = weak")
+	if got := rowsText(t, c2, "SELECT k, v2 FROM fresh ORDER BY k"); got != "1|20\n2|40\n3|60" {
+		t.Fatalf("fresh from another session right after CREATE:\n%q", got)
+	}
 	if got := rowsText(t, c, "SELECT k, v2 FROM fresh ORDER BY k"); got != "1|20\n2|40\n3|60" {
 		t.Fatalf("fresh right after CREATE:\n%q", got)
 	}

@@ -55,6 +55,8 @@ type Session struct {
 	// lastWrite is the epoch of this session's last INSERT, UPDATE or
 	// DELETE: a strong read waits until what it reads has committed it.
 	lastWrite base.Epoch
+	// timeout is statement_timeout; 0 is none.
+	timeout time.Duration
 }
 
 // NewSession returns a session on database db of e.
@@ -290,8 +292,22 @@ func planColumns(p plan.Node) []pgwire.Column {
 	return out
 }
 
-// Execute implements pgwire.Session.
+// Execute implements pgwire.Session. With statement_timeout set, a
+// statement running longer is canceled (57014), as in Postgres.
 func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []types.Datum) (*pgwire.Result, error) {
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	res, err := s.executeStatement(ctx, pst, params)
+	if err != nil && s.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
+	}
+	return res, err
+}
+
+func (s *Session) executeStatement(ctx context.Context, pst *pgwire.Statement, params []types.Datum) (*pgwire.Result, error) {
 	if os, ok := pst.Impl.(*olapStatement); ok {
 		res, err := s.runOLAP(ctx, os, params)
 		if err != nil && errors.Is(err, context.Canceled) {
@@ -330,9 +346,19 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		if err := s.e.CreateView(ctx, name, st.QueryText, st.With, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)
 		}
-		// The session's next strong read waits for the view's first epoch,
-		// which holds its inputs' history: it sees the view filled.
-		s.lastWrite = max(s.lastWrite, s.e.ViewStartEpoch(ctx, name))
+		// As in RisingWave, CREATE returns once the view holds its
+		// inputs' history (its first epoch is committed), so that every
+		// session then reads it filled; cancelling the statement before
+		// that drops the view again.
+		start := s.e.ViewStartEpoch(ctx, name)
+		if err := s.e.WaitCommitted(ctx, name, start); err != nil {
+			if ctx.Err() != nil {
+				return nil, errors.Join(sqlerr.New(sqlerr.QueryCanceled, "canceling statement: materialized view %s was dropped before it was filled", name.Name),
+					s.e.Drop(context.WithoutCancel(ctx), "view", name, true, false))
+			}
+			return nil, err
+		}
+		s.lastWrite = max(s.lastWrite, start)
 		return &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}, nil
 	case *ddl.CreateSource:
 		if err := s.e.CreateSource(ctx, st.Source(s.db), st.IfNotExists); err != nil {
@@ -526,12 +552,39 @@ func (s *Session) set(st *ddl.Set) (*pgwire.Result, error) {
 		default:
 			return nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"consistency\": %q (strong or weak)", st.Value)
 		}
-	case "extra_float_digits", "client_encoding", "datestyle", "application_name", "search_path", "statement_timeout", "client_min_messages":
+	case "statement_timeout":
+		d, err := parseTimeout(st.Value)
+		if st.Default {
+			d, err = 0, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.timeout = d
+	case "extra_float_digits", "client_encoding", "datestyle", "application_name", "search_path", "client_min_messages":
 		// Settings drivers send at connection start; accepted, ignored.
 	default:
 		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
 	}
 	return &pgwire.Result{Tag: "SET"}, nil
+}
+
+// parseTimeout reads a statement_timeout value as Postgres does: a bare
+// number is milliseconds, or a number with a unit (us, ms, s, min, h, d);
+// 0 turns the timeout off.
+func parseTimeout(v string) (time.Duration, error) {
+	v = strings.TrimSpace(strings.ToLower(v))
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := v, "ms"
+	if i >= 0 {
+		num, unit = v[:i], strings.TrimSpace(v[i:])
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	scale := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}[unit]
+	if err != nil || n < 0 || scale == 0 {
+		return 0, sqlerr.New(sqlerr.InvalidParameterValue, "invalid value for parameter \"statement_timeout\": %q (milliseconds, or a number with a unit: us, ms, s, min, h, d)", v)
+	}
+	return time.Duration(n * float64(scale)), nil
 }
 
 func loadZone(name string) (*time.Location, error) {
@@ -616,6 +669,12 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 		rows = [][]string{{pgwire.ServerVersion}}
 	case "search_path":
 		rows = [][]string{{"public"}}
+	case "statement_timeout":
+		v := "0"
+		if s.timeout > 0 {
+			v = strconv.FormatInt(s.timeout.Milliseconds(), 10) + "ms"
+		}
+		rows = [][]string{{v}}
 	case "consistency":
 		rows = [][]string{{string(s.mode)}}
 	case "last_read_epoch":
