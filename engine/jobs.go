@@ -448,7 +448,7 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 		CheckpointInterval: e.opts.CheckpointInterval,
 		TolerableFailures:  3,
 		Storage:            checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", def.Name), 2),
-		Restart:            task.RestartStrategy{MaxAttempts: 1 << 30, Delay: time.Second},
+		Restart:            task.RestartStrategy{MaxAttempts: 1 << 30, Delay: time.Second, MaxDelay: 30 * time.Second},
 		Probe:              &rj.probe,
 		OnEvent: func(ev task.Event) {
 			rj.mu.Lock()

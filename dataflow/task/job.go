@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stratadb/strata/dataflow/barrier"
@@ -31,7 +32,22 @@ func Run(ctx context.Context, job *graph.Job, o Options) error {
 	if err != nil {
 		return fmt.Errorf("job %s: %w", job.Name, err)
 	}
+	// progressed records whether the current attempt completed a
+	// checkpoint, for the restart strategy's back-off.
+	var progressed atomic.Bool
+	if onEvent := opts.OnEvent; onEvent != nil || opts.Restart.MaxDelay > opts.Restart.Delay {
+		opts.OnEvent = func(ev Event) {
+			if ev.Kind == CheckpointCompleted {
+				progressed.Store(true)
+			}
+			if onEvent != nil {
+				onEvent(ev)
+			}
+		}
+	}
+	var delay time.Duration
 	for n := 0; ; n++ {
+		progressed.Store(false)
 		err := runAttempt(ctx, job, &opts)
 		if err == nil {
 			return nil
@@ -45,8 +61,13 @@ func Run(ctx context.Context, job *graph.Job, o Options) error {
 		if opts.OnEvent != nil {
 			opts.OnEvent(Event{Kind: Restarting, Attempt: n + 1, Cause: err})
 		}
+		if n == 0 {
+			delay = opts.Restart.Delay
+		} else {
+			delay = opts.Restart.next(delay, progressed.Load())
+		}
 		select {
-		case <-time.After(opts.Restart.Delay):
+		case <-time.After(delay):
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -31,12 +31,29 @@ func (HeapBackend) Restore(_ string, _ int, h []byte, f state.SnapshotFiles) (st
 	return heap.Restore(h, f)
 }
 
-// RestartStrategy is Flink's fixed-delay restart strategy.
+// RestartStrategy is Flink's fixed-delay restart strategy, or with
+// MaxDelay its exponential-delay one.
 type RestartStrategy struct {
 	// MaxAttempts is how many restarts the job gets before it is FAILED.
 	MaxAttempts int
 	// Delay is the pause before each restart.
 	Delay time.Duration
+	// MaxDelay, when above Delay, makes the pause grow: it doubles after
+	// each attempt that failed without completing a checkpoint, up to
+	// MaxDelay, and is Delay again after an attempt that completed one
+	// (Flink's exponential-delay strategy, its reset threshold being
+	// progress rather than time), so a job that cannot start retries
+	// ever more slowly while one that fails now and then restarts fast.
+	MaxDelay time.Duration
+}
+
+// next returns the pause after one at cur, given whether the failed
+// attempt completed a checkpoint.
+func (r RestartStrategy) next(cur time.Duration, progressed bool) time.Duration {
+	if progressed || r.MaxDelay <= r.Delay {
+		return r.Delay
+	}
+	return min(2*max(cur, time.Millisecond), r.MaxDelay)
 }
 
 // Options configure Run.
