@@ -108,7 +108,7 @@ func interactive(ctx context.Context, conn *pgconn.PgConn, in *os.File, out io.W
 		}
 		if q, ok := metaCommand(line); ok && buf.Len() == 0 {
 			if err := runSQL(ctx, conn, q, out); err != nil {
-				fmt.Fprintln(out, "ERROR:", err)
+				printError(out, err)
 			}
 			continue
 		}
@@ -116,7 +116,7 @@ func interactive(ctx context.Context, conn *pgconn.PgConn, in *os.File, out io.W
 		buf.WriteByte('\n')
 		if complete(buf.String()) {
 			if err := runSQL(ctx, conn, buf.String(), out); err != nil {
-				fmt.Fprintln(out, "ERROR:", err)
+				printError(out, err)
 			}
 			buf.Reset()
 		}
@@ -160,17 +160,34 @@ func metaCommand(line string) (string, bool) {
 	return "", false
 }
 
+// printError prints a statement's error as psql does: a server error
+// already names its severity ("ERROR: ..."), anything else gets one.
+func printError(out io.Writer, err error) {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		fmt.Fprintf(out, "%s:  %s (SQLSTATE %s)\n", pe.Severity, pe.Message, pe.Code)
+		return
+	}
+	fmt.Fprintln(out, "ERROR: ", err)
+}
+
+// errScriptFailed is what a script with failed statements returns, after
+// printing each error, so that the command exits 1 without printing the
+// first one again.
+type errScriptFailed struct{ failed int }
+
+func (e errScriptFailed) Error() string { return fmt.Sprintf("%d statement(s) failed", e.failed) }
+
 // runScript runs a script statement by statement, as psql -f does:
 // backslash commands on their own lines, and an error reported without
-// stopping the script. It returns the first error.
+// stopping the script. It returns errScriptFailed when a statement
+// failed.
 func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) error {
-	var first error
+	failed := 0
 	report := func(err error) {
 		if err != nil {
-			fmt.Fprintln(out, "ERROR:", err)
-			if first == nil {
-				first = err
-			}
+			printError(out, err)
+			failed++
 		}
 	}
 	var buf strings.Builder
@@ -201,7 +218,10 @@ func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Wri
 		}
 	}
 	flush()
-	return first
+	if failed > 0 {
+		return errScriptFailed{failed}
+	}
+	return nil
 }
 
 // runSQL sends text with the simple query protocol and prints every

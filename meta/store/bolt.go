@@ -208,6 +208,9 @@ func (b *Bolt) openChecked() (err error) {
 			errors.Is(err, berrors.ErrChecksum) || strings.Contains(err.Error(), "file size too small") {
 			return fmt.Errorf("meta store %s is damaged: %v: %w", b.path, err, base.ErrCorruption)
 		}
+		if errors.Is(err, berrors.ErrTimeout) {
+			return fmt.Errorf("meta store %s is locked: another strata process is using this data directory: %w", b.path, base.ErrConflict)
+		}
 		return fmt.Errorf("meta store %s: %w", b.path, err)
 	}
 	b.db = db
