@@ -46,3 +46,29 @@ func TestStatementTimeout(t *testing.T) {
 		t.Fatalf("a bad statement_timeout: %v", err)
 	}
 }
+
+// TestGenerateSeries: generate_series over integers works without a
+// table, in INSERT ... SELECT and joined with a table, as in Postgres.
+func TestGenerateSeries(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	if got := rowsText(t, c, "SELECT * FROM generate_series(1, 5, 2)"); got != "1\n3\n5" {
+		t.Fatalf("generate_series(1, 5, 2): %q", got)
+	}
+	if got := rowsText(t, c, "SELECT sum(i), count(*) FROM generate_series(10, 1, -1) AS g(i)"); got != "55|10" {
+		t.Fatalf("descending series: %q", got)
+	}
+	exec(t, c, "CREATE TABLE sq (n INT PRIMARY KEY, sq BIGINT)")
+	exec(t, c, "INSERT INTO sq SELECT i, i * i FROM generate_series(1, 1000) AS g(i)")
+	if got := rowsText(t, c, "SELECT count(*), sum(sq) FROM sq"); got != "1000|333833500" {
+		t.Fatalf("INSERT ... SELECT from generate_series: %q", got)
+	}
+	if got := rowsText(t, c, "SELECT count(*) FROM sq JOIN generate_series(1, 10) AS g(i) ON sq.n = g.i"); got != "10" {
+		t.Fatalf("a table joined with generate_series: %q", got)
+	}
+	if _, err := c.Exec(context.Background(), "SELECT * FROM generate_series(1, 5, 0)"); err == nil || !strings.Contains(err.Error(), "22023") {
+		t.Fatalf("a zero step: %v", err)
+	}
+}

@@ -108,6 +108,8 @@ func (b *Binder) bindFromItem(n *pg_query.Node) (plan.Node, *scope, error) {
 	case n.GetRangeFunction() != nil:
 		if rf := n.GetRangeFunction(); isLookup(rf) {
 			return b.bindLookup(rf)
+		} else if isGenerateSeries(rf) {
+			return b.bindGenerateSeries(rf)
 		}
 		return b.bindWindowTVF(n.GetRangeFunction())
 	}
