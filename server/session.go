@@ -31,7 +31,7 @@ type Handler struct {
 }
 
 // NewSession implements pgwire.Handler.
-func (h Handler) NewSession(ctx context.Context, _, database string) (pgwire.Session, error) {
+func (h Handler) NewSession(ctx context.Context, user, database string) (pgwire.Session, error) {
 	if database == "" {
 		database = engine.DefaultDatabase
 	}
@@ -42,7 +42,9 @@ func (h Handler) NewSession(ctx context.Context, _, database string) (pgwire.Ses
 	if _, err := cat.Database(database); err != nil {
 		return nil, sqlerr.New(sqlerr.InvalidCatalogName, "database %q does not exist", database)
 	}
-	return NewSession(h.Engine, database), nil
+	sess := NewSession(h.Engine, database)
+	sess.user = user
+	return sess, nil
 }
 
 // Session is one client's SQL session over an engine.
@@ -57,6 +59,8 @@ type Session struct {
 	lastWrite base.Epoch
 	// timeout is statement_timeout; 0 is none.
 	timeout time.Duration
+	// user is the user name the client connected as.
+	user string
 }
 
 // NewSession returns a session on database db of e.
@@ -83,7 +87,9 @@ func (s *Session) Split(text string) ([]string, error) {
 	return out, nil
 }
 
-func (s *Session) evalContext() *expr.Context { return &expr.Context{Loc: s.loc, Now: time.Now()} }
+func (s *Session) evalContext() *expr.Context {
+	return &expr.Context{Loc: s.loc, Now: time.Now(), Database: s.db, User: s.user}
+}
 
 // Prepare implements pgwire.Session: it parses one statement and, for a
 // query, binds it to learn its columns.

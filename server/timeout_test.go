@@ -72,3 +72,16 @@ func TestGenerateSeries(t *testing.T) {
 		t.Fatalf("a zero step: %v", err)
 	}
 }
+
+// TestSessionFunctions: the functions tools call to learn about the
+// session answer as Postgres's do.
+func TestSessionFunctions(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	got := rowsText(t, c, "SELECT version(), current_database(), current_schema(), current_user, session_user, current_schema")
+	if got != "PostgreSQL 15.0 (Strata)|dev|public|root|root|public" {
+		t.Fatalf("session functions: %q", got)
+	}
+}

@@ -169,6 +169,12 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec exprCtx) (expr.Expr, error) {
 		name := map[pg_query.SQLValueFunctionOp]string{
 			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIMESTAMP: "now",
 			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:      "current_date",
+			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:      "current_user",
+			pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:      "current_user",
+			pg_query.SQLValueFunctionOp_SVFOP_USER:              "current_user",
+			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:      "current_user",
+			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:    "current_schema",
+			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:   "current_database",
 		}[sv.GetOp()]
 		if name == "" || !b.fns.Has(name) {
 			return nil, b.errAt(sv.GetLocation(), sqlerr.FeatureNotSupported, "this SQL value function is not supported")

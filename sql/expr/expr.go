@@ -15,6 +15,9 @@ import (
 type Context struct {
 	// Loc is the session time zone (SET TIME ZONE); nil means UTC.
 	Loc *time.Location
+	// Database and User are the session's, for current_database() and
+	// current_user.
+	Database, User string
 	// Now is the statement's start time, which now(), current_timestamp
 	// and current_date return throughout the statement (Postgres fixes
 	// them per transaction; Strata's statements are their own

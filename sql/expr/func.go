@@ -302,5 +302,36 @@ var Builtins = func() *Registry {
 	registerTimezone(r)
 	registerJSON(r)
 	registerFormat(r)
+	registerSession(r)
 	return r
 }()
+
+// ServerVersion is what version() reports after "PostgreSQL ": the
+// Postgres version whose protocol and catalog Strata speaks (the wire
+// server's server_version, pgwire.ServerVersion, says the same).
+const ServerVersion = "15.0 (Strata)"
+
+// registerSession adds the functions that describe the session, as
+// psql, drivers and tools call them: version(), current_database(),
+// current_schema(), and current_user, session_user, user (Context.User).
+func registerSession(r *Registry) {
+	text := func(name string, f func(*Context) string) {
+		r.Add(&Func{Name: name, Params: []types.Kind{}, ResultKind: kText, Volatile: true, Eval: func(ctx *Context, _ []types.Datum) (types.Datum, error) {
+			return types.NewText(f(ctx)), nil
+		}})
+	}
+	text("version", func(*Context) string { return "PostgreSQL " + ServerVersion })
+	text("current_database", func(c *Context) string {
+		if c == nil {
+			return ""
+		}
+		return c.Database
+	})
+	text("current_schema", func(*Context) string { return "public" })
+	text("current_user", func(c *Context) string {
+		if c == nil {
+			return ""
+		}
+		return c.User
+	})
+}
