@@ -2,24 +2,21 @@ package file_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stratadb/strata/connector/file"
 	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/connector/ingest/ingesttest"
 	"github.com/stratadb/strata/connector/tablesink"
 	"github.com/stratadb/strata/dataflow/barrier"
 	"github.com/stratadb/strata/dataflow/checkpoint"
@@ -29,7 +26,6 @@ import (
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
-	"github.com/stratadb/strata/meta/epoch"
 	"github.com/stratadb/strata/table"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/schema"
@@ -50,39 +46,6 @@ const (
 	killInterval = 10 * time.Millisecond
 	killTable    = "wh/dev/events"
 )
-
-// wallClock is an epoch clock that survives processes (epoch 1 + the
-// intervals since base) and, with hold set, stays below until while hold
-// returns true.
-type wallClock struct {
-	base  time.Time
-	until base.Epoch
-	hold  func() bool
-}
-
-func (c wallClock) now() base.Epoch {
-	e := base.Epoch(1 + time.Since(c.base)/killInterval)
-	if c.hold != nil && e >= c.until && c.hold() {
-		e = c.until - 1
-	}
-	return e
-}
-
-func (c wallClock) CurrentEpoch(context.Context) (epoch.Info, error) {
-	e := c.now()
-	return epoch.Info{Epoch: e, Start: c.base.Add(time.Duration(e-1) * killInterval)}, nil
-}
-
-func (c wallClock) WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error) {
-	for c.now() <= after {
-		select {
-		case <-ctx.Done():
-			return epoch.Info{}, ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return c.CurrentEpoch(ctx)
-}
 
 // trackedReader remembers the last position its Reader returned.
 type trackedReader struct {
@@ -128,9 +91,9 @@ func runKillChild(raw string) {
 	if err != nil {
 		fail(err)
 	}
-	clock := wallClock{base: c.Base, until: c.Until}
+	clock := ingesttest.WallClock{Base: c.Base, Interval: killInterval, Until: c.Until}
 	if c.End != 0 {
-		clock.hold = func() bool { return tracked.at.Load() < c.End }
+		clock.Hold = func() bool { return tracked.at.Load() < c.End }
 	}
 	job := &graph.Job{Name: "kill-files",
 		Vertices: []graph.Vertex{
@@ -211,65 +174,15 @@ func TestKillNine(t *testing.T) {
 	}()
 
 	cfg := killChild{Work: work, Base: time.Now(), Until: 1 << 40}
-	start := func(c killChild) (*exec.Cmd, *bytes.Buffer, chan error) {
-		raw, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillNine$")
-		cmd.Env = append(os.Environ(), killEnv+"="+string(raw))
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		return cmd, &out, exited
-	}
-	checkpoints := func() int {
-		ms, err := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(work, "checkpoints"), 2).Completed()
-		if err != nil || len(ms) == 0 {
-			return 0
-		}
-		return int(ms[len(ms)-1].Checkpoint)
-	}
-	rng := rand.New(rand.NewPCG(8, 1))
+	children := ingesttest.Children{T: t, Test: "TestKillNine", Env: killEnv, Checkpoints: filepath.Join(work, "checkpoints")}
 	const kills = 10
-	for k := range kills {
-		before := checkpoints()
-		cmd, out, exited := start(cfg)
-		if rng.IntN(4) != 0 {
-			for deadline := time.Now().Add(10 * time.Second); checkpoints() == before && time.Now().Before(deadline); {
-				time.Sleep(2 * time.Millisecond)
-			}
-		}
-		time.Sleep(time.Duration(rng.IntN(80)) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := <-exited
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("child %d was not killed but ended with %v:\n%s", k, err, out)
-		}
-	}
+	afterKills := children.KillRandomly(rand.New(rand.NewPCG(8, 1)), kills, cfg, nil)
 	if err := <-written; err != nil {
 		t.Fatal(err)
 	}
-	afterKills := checkpoints()
-	if afterKills == 0 {
-		t.Fatalf("no checkpoint completed in %d child runs", kills)
-	}
-	cfg.Until = wallClock{base: cfg.Base}.now() + 20
+	cfg.Until = ingesttest.WallClock{Base: cfg.Base, Interval: killInterval}.Now() + 20
 	cfg.End = file.Pack(files, 0)
-	_, out, exited := start(cfg)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("final child: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("final child did not finish:\n%s", out)
-	}
+	children.Start(cfg).Wait(t, 60*time.Second)
 
 	tb, err := table.Open(fs, killTable)
 	if err != nil {

@@ -1,25 +1,21 @@
 package filesink_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stratadb/strata/connector/filesink"
 	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/connector/ingest/ingesttest"
 	"github.com/stratadb/strata/dataflow/barrier"
 	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/dataflow/graph"
@@ -27,7 +23,6 @@ import (
 	"github.com/stratadb/strata/dataflow/task"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
-	"github.com/stratadb/strata/meta/epoch"
 )
 
 // killChild tells a child process what to run.
@@ -65,39 +60,6 @@ func (r *timedReader) Next(pos uint64) (*types.Chunk, uint64, error) {
 	return format.AppendChanges(nil, colTypes(), killLog.txns[pos]), pos + 1, nil
 }
 
-// wallClock is an epoch clock that survives processes: epoch 1 + the
-// number of intervals since base; with hold set it stays below until
-// while hold returns true.
-type wallClock struct {
-	base  time.Time
-	until base.Epoch
-	hold  func() bool
-}
-
-func (c wallClock) now() base.Epoch {
-	e := base.Epoch(1 + time.Since(c.base)/killInterval)
-	if c.hold != nil && e >= c.until && c.hold() {
-		e = c.until - 1
-	}
-	return e
-}
-
-func (c wallClock) CurrentEpoch(context.Context) (epoch.Info, error) {
-	e := c.now()
-	return epoch.Info{Epoch: e, Start: c.base.Add(time.Duration(e-1) * killInterval)}, nil
-}
-
-func (c wallClock) WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error) {
-	for c.now() <= after {
-		select {
-		case <-ctx.Done():
-			return epoch.Info{}, ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return c.CurrentEpoch(ctx)
-}
-
 // runKillChild runs the job, the changelog into a CSV file sink with
 // checkpoints on disk, until it finishes or the parent kills the process.
 // The source appends the (epoch, position) pairs it closes to closes.log
@@ -116,9 +78,9 @@ func runKillChild(raw string) {
 		fail(err)
 	}
 	r := &timedReader{base: c.Base}
-	clock := wallClock{base: c.Base, until: c.Until}
+	clock := ingesttest.WallClock{Base: c.Base, Interval: killInterval, Until: c.Until}
 	if c.Hold {
-		clock.hold = func() bool { return r.at.Load() < killTxns }
+		clock.Hold = func() bool { return r.at.Load() < killTxns }
 	}
 	o := filesink.Options{Dir: filepath.Join(c.Work, "out"), Format: filesink.CSV}
 	job := &graph.Job{Name: "kill-job",
@@ -146,27 +108,6 @@ func runKillChild(raw string) {
 	os.Exit(0)
 }
 
-// readCloses reads the close log: the last position told per epoch (a
-// line cut by a kill is ignored).
-func readCloses(t *testing.T, path string) map[base.Epoch]uint64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[base.Epoch]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e base.Epoch
-		var p uint64
-		if n, err := fmt.Sscanf(sc.Text(), "%d %d", &e, &p); n == 2 && err == nil {
-			out[e] = p
-		}
-	}
-	return out
-}
-
 // TestKillNine is exactly-once across kill -9: child processes run a job
 // from a growing changelog into a CSV file sink and are killed with
 // SIGKILL at random moments, eight times; each child resumes from the
@@ -190,67 +131,15 @@ func TestKillNine(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := killChild{Work: work, Base: time.Now(), Until: 1 << 40}
-	start := func(c killChild) (*exec.Cmd, *bytes.Buffer, chan error) {
-		raw, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillNine$")
-		cmd.Env = append(os.Environ(), killEnv+"="+string(raw))
-		var buf bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &buf, &buf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		return cmd, &buf, exited
-	}
-	checkpoints := func() int {
-		ms, err := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(work, "checkpoints"), 2).Completed()
-		if err != nil || len(ms) == 0 {
-			return 0
-		}
-		return int(ms[len(ms)-1].Checkpoint)
-	}
-	rng := rand.New(rand.NewPCG(4, 2))
+	children := ingesttest.Children{T: t, Test: "TestKillNine", Env: killEnv, Checkpoints: filepath.Join(work, "checkpoints")}
 	const kills = 8
-	for k := range kills {
-		before := checkpoints()
-		cmd, buf, exited := start(cfg)
-		// Three kills in four after the child completed a checkpoint,
-		// one in four at any moment, startup and restore included.
-		if rng.IntN(4) != 0 {
-			for deadline := time.Now().Add(10 * time.Second); checkpoints() == before && time.Now().Before(deadline); {
-				time.Sleep(2 * time.Millisecond)
-			}
-		}
-		time.Sleep(time.Duration(rng.IntN(80)) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := <-exited
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("child %d was not killed but ended with %v:\n%s", k, err, buf)
-		}
-	}
-	afterKills := checkpoints()
-	if afterKills == 0 {
-		t.Fatalf("no checkpoint completed in %d child runs", kills)
-	}
+	afterKills := children.KillRandomly(rand.New(rand.NewPCG(4, 2)), kills, cfg, nil)
 	// The last child runs until it has read the whole input, and 20
 	// epochs more.
-	cfg.Until, cfg.Hold = wallClock{base: cfg.Base}.now()+20, true
-	_, buf, exited := start(cfg)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("final child: %v\n%s", err, buf)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("final child did not finish:\n%s", buf)
-	}
+	cfg.Until, cfg.Hold = ingesttest.WallClock{Base: cfg.Base, Interval: killInterval}.Now()+20, true
+	children.Start(cfg).Wait(t, 60*time.Second)
 
-	closes := readCloses(t, filepath.Join(work, "closes.log"))
+	closes := ingesttest.ReadCloses(t, filepath.Join(work, "closes.log"))
 	ents, err := os.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)

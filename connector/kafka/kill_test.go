@@ -1,19 +1,14 @@
 package kafka_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +16,7 @@ import (
 
 	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/connector/ingest/ingesttest"
 	"github.com/stratadb/strata/connector/kafka"
 	"github.com/stratadb/strata/connector/tablesink"
 	"github.com/stratadb/strata/dataflow/barrier"
@@ -31,7 +27,6 @@ import (
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
-	"github.com/stratadb/strata/meta/epoch"
 	"github.com/stratadb/strata/table"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/schema"
@@ -59,24 +54,6 @@ const (
 
 var killCols = []catalog.Column{{Name: "id", Type: types.Int32, NotNull: true}, {Name: "v", Type: types.Text}, {Name: "n", Type: types.Int64}}
 
-// wallClock is an epoch clock that survives processes: epoch 1 + the
-// number of intervals since base. The meta service's clock does the same
-// from its store; the test keeps no meta service. With hold set, it stays
-// below until while hold returns true.
-type wallClock struct {
-	base  time.Time
-	until base.Epoch
-	hold  func() bool
-}
-
-func (c wallClock) now() base.Epoch {
-	e := base.Epoch(1 + time.Since(c.base)/killInterval)
-	if c.hold != nil && e >= c.until && c.hold() {
-		e = c.until - 1
-	}
-	return e
-}
-
 // trackedReader remembers the last position its Reader returned.
 type trackedReader struct {
 	*kafka.Reader
@@ -89,22 +66,6 @@ func (r *trackedReader) Next(pos uint64) (*types.Chunk, uint64, error) {
 		r.at.Store(next)
 	}
 	return c, next, err
-}
-
-func (c wallClock) CurrentEpoch(context.Context) (epoch.Info, error) {
-	e := c.now()
-	return epoch.Info{Epoch: e, Start: c.base.Add(time.Duration(e-1) * killInterval)}, nil
-}
-
-func (c wallClock) WaitEpoch(ctx context.Context, after base.Epoch) (epoch.Info, error) {
-	for c.now() <= after {
-		select {
-		case <-ctx.Done():
-			return epoch.Info{}, ctx.Err()
-		case <-time.After(time.Millisecond):
-		}
-	}
-	return c.CurrentEpoch(ctx)
 }
 
 // runKillChild runs the job: the Debezium topic's three partitions, one
@@ -151,9 +112,9 @@ func runKillChild(raw string) {
 	for i, r := range readers {
 		tracked[i] = &trackedReader{Reader: r}
 	}
-	clock := wallClock{base: c.Base, until: c.Until}
+	clock := ingesttest.WallClock{Base: c.Base, Interval: killInterval, Until: c.Until}
 	if c.Ends != nil {
-		clock.hold = func() bool {
+		clock.Hold = func() bool {
 			for i, r := range tracked {
 				if r.at.Load() < c.Ends[i] {
 					return true
@@ -191,27 +152,6 @@ func runKillChild(raw string) {
 		fail(err)
 	}
 	os.Exit(0)
-}
-
-// readCloses reads a subtask's close log: the last position told per
-// epoch (a line cut by a kill is ignored).
-func readCloses(t *testing.T, path string) map[base.Epoch]uint64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[base.Epoch]uint64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e base.Epoch
-		var p uint64
-		if n, err := fmt.Sscanf(sc.Text(), "%d %d", &e, &p); n == 2 && err == nil {
-			out[e] = p
-		}
-	}
-	return out
 }
 
 // TestKillNine is exactly-once across kill -9 for the Kafka source and
@@ -281,71 +221,19 @@ func TestKillNine(t *testing.T) {
 		}
 	}()
 
-	start := func(c killChild) (*exec.Cmd, *bytes.Buffer, chan error) {
-		raw, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKillNine$")
-		cmd.Env = append(os.Environ(), killEnv+"="+string(raw))
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		return cmd, &out, exited
-	}
-	checkpoints := func() int {
-		ms, err := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(work, "checkpoints"), 2).Completed()
-		if err != nil || len(ms) == 0 {
-			return 0
-		}
-		return int(ms[len(ms)-1].Checkpoint)
-	}
-	rng := rand.New(rand.NewPCG(4, 2))
+	children := ingesttest.Children{T: t, Test: "TestKillNine", Env: killEnv, Checkpoints: filepath.Join(work, "checkpoints")}
 	const kills = 10
-	for k := range kills {
-		before := checkpoints()
-		cmd, out, exited := start(cfg)
-		// Three kills in four after the child completed a checkpoint,
-		// one in four at any moment, startup and restore included.
-		if rng.IntN(4) != 0 {
-			for deadline := time.Now().Add(10 * time.Second); checkpoints() == before && time.Now().Before(deadline); {
-				time.Sleep(2 * time.Millisecond)
-			}
-		}
-		time.Sleep(time.Duration(rng.IntN(80)) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		err := <-exited
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("child %d was not killed but ended with %v:\n%s", k, err, out)
-		}
-	}
+	afterKills := children.KillRandomly(rand.New(rand.NewPCG(4, 2)), kills, cfg, nil)
 	if err := <-produced; err != nil {
 		t.Fatal(err)
 	}
-	afterKills := checkpoints()
-	if afterKills == 0 {
-		t.Fatalf("no checkpoint completed in %d child runs", kills)
-	}
 	// The last child runs until it has read the whole stream, and 20
 	// epochs more.
-	cfg.Until = wallClock{base: cfg.Base}.now() + 20
+	cfg.Until = ingesttest.WallClock{Base: cfg.Base, Interval: killInterval}.Now() + 20
 	for p := range partitions {
 		cfg.Ends = append(cfg.Ends, uint64(len(stream[p])))
 	}
-	_, out, exited := start(cfg)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("final child: %v\n%s", err, out)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("final child did not finish:\n%s", out)
-	}
+	children.Start(cfg).Wait(t, 60*time.Second)
 
 	tb, err := table.Open(fs, killTable)
 	if err != nil {
@@ -356,7 +244,7 @@ func TestKillNine(t *testing.T) {
 	}
 	closes := make([]map[base.Epoch]uint64, partitions)
 	for p := range partitions {
-		closes[p] = readCloses(t, filepath.Join(work, fmt.Sprintf("closes-%d.log", p)))
+		closes[p] = ingesttest.ReadCloses(t, filepath.Join(work, fmt.Sprintf("closes-%d.log", p)))
 	}
 	partial := 0
 	for e := base.Epoch(1); e <= cfg.Until; e++ {
