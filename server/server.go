@@ -107,6 +107,9 @@ func PsqlCommand(addr net.Addr) string {
 	if err != nil {
 		return "psql " + addr.String()
 	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1" // listening on every address: this machine's is one
+	}
 	return fmt.Sprintf("psql -h %s -p %s -U root -d %s", host, port, engine.DefaultDatabase)
 }
 

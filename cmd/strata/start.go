@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
@@ -96,6 +97,9 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "; metrics on http://%s/metrics", a)
 			}
 			fmt.Fprintln(cmd.OutOrStdout())
+			if tcp, ok := s.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && passwordFile == "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is reachable beyond this machine and any user name is accepted; use --password-file (and --tls-cert/--tls-key)\n", s.Addr())
+			}
 			select {
 			case <-ctx.Done():
 			case err := <-s.Done():
