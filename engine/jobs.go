@@ -23,6 +23,7 @@ import (
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/planner"
 	"github.com/stratadb/strata/sql/sqlerr"
@@ -393,7 +394,8 @@ func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.T
 
 // planViewJob plans a view's query: its job and its changelog mode.
 func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table) (*planner.Job, error) {
-	p, _, err := e.viewPlan(cat, t.Name.Database, t.Query)
+	loc := jobZone(def)
+	p, _, err := e.viewPlanIn(cat, t.Name.Database, t.Query, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +404,7 @@ func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Ta
 	if out, err := e.Table(t.Name); err == nil {
 		ep.out = out
 	}
-	return planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism})
+	return planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism, Eval: &expr.Context{Loc: loc}})
 }
 
 // ExplainView returns the streaming plan of query as a view job would run

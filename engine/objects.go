@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -209,6 +210,11 @@ func firstKey(m map[string]string) string {
 // viewPlan binds a view's query against cat and returns its plan and the
 // objects it reads.
 func (e *Engine) viewPlan(cat *catalog.Catalog, db, query string) (plan.Node, []catalog.ObjectName, error) {
+	return e.viewPlanIn(cat, db, query, nil)
+}
+
+// viewPlanIn binds a view's query with time zone loc (nil: UTC).
+func (e *Engine) viewPlanIn(cat *catalog.Catalog, db, query string, loc *time.Location) (plan.Node, []catalog.ObjectName, error) {
 	st, err := parser.ParseOne(query)
 	if err != nil {
 		return nil, nil, err
@@ -217,7 +223,7 @@ func (e *Engine) viewPlan(cat *catalog.Catalog, db, query string) (plan.Node, []
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "a materialized view is defined by one SELECT")
 	}
 	rels := &relations{cat: cat, db: db}
-	p, err := binder.New(rels, query, &expr.Context{}).BindQuery(st.Node)
+	p, err := binder.New(rels, query, &expr.Context{Loc: loc}).BindQuery(st.Node)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -286,7 +292,16 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		}
 		return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", name.Name)
 	}
-	p, reads, err := e.viewPlan(cat, name.Database, query)
+	// The session's time zone, passed as option timezone, is the view's:
+	// its job evaluates date and time functions in it, as the SELECT
+	// would in that session.
+	opts = maps.Clone(opts)
+	tz, loc, err := viewZone(opts[jobOptTimeZone])
+	if err != nil {
+		return err
+	}
+	delete(opts, jobOptTimeZone)
+	p, reads, err := e.viewPlanIn(cat, name.Database, query, loc)
 	if err != nil {
 		return err
 	}
@@ -333,6 +348,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		}
 	}
 	def.Options = map[string]string{jobOptStartAfter: strconv.FormatUint(uint64(startAfter), 10)}
+	if tz != "" {
+		def.Options[jobOptTimeZone] = tz
+	}
 	// Build the job once before anything is created: a plan the streaming
 	// planner cannot run is refused here.
 	j, err := e.planViewJob(withTable(cat, t), def, t)
@@ -515,4 +533,27 @@ func (e *Engine) ViewStartEpoch(ctx context.Context, name catalog.ObjectName) ba
 	}
 	after, _ := strconv.ParseUint(j.Options[jobOptStartAfter], 10, 64)
 	return base.Epoch(after) + 1
+}
+
+// jobOptTimeZone is the job option (and CREATE MATERIALIZED VIEW option)
+// naming the time zone a view evaluates in; absent means UTC.
+const jobOptTimeZone = "timezone"
+
+// viewZone reads a view's time zone option: "" or UTC is UTC (nil, and
+// no option kept).
+func viewZone(name string) (string, *time.Location, error) {
+	if name == "" || strings.EqualFold(name, "utc") {
+		return "", nil, nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return "", nil, sqlerr.New(sqlerr.InvalidParameterValue, "invalid time zone %q", name)
+	}
+	return loc.String(), loc, nil
+}
+
+// jobZone is the time zone of job def (nil: UTC).
+func jobZone(def catalog.Job) *time.Location {
+	_, loc, _ := viewZone(def.Options[jobOptTimeZone])
+	return loc
 }

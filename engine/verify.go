@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -88,7 +89,11 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 			return Verification{}, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q has committed no epoch yet", view.Name)
 		}
 	}
-	if v, ok, err := e.verifyOLAP(ctx, view, t.Query, tb, at); ok || err != nil {
+	var loc *time.Location
+	if def, err := cat.Job(viewJobName(view)); err == nil {
+		loc = jobZone(def)
+	}
+	if v, ok, err := e.verifyOLAP(ctx, view, t.Query, tb, at, loc); ok || err != nil {
 		return v, err
 	}
 	st, err := parser.ParseOne(t.Query)
@@ -96,7 +101,7 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 		return Verification{}, err
 	}
 	rels := &relations{cat: cat, db: view.Database}
-	ectx := &expr.Context{}
+	ectx := &expr.Context{Loc: loc}
 	p, err := binder.New(rels, t.Query, ectx).BindQuery(st.Node)
 	if err != nil {
 		return Verification{}, err
@@ -146,7 +151,7 @@ func multisetDiff(a, b []types.Row) (onlyA, onlyB []types.Row) {
 
 // verifyOLAP verifies with DuckDB; ok is false when DuckDB cannot run the
 // query.
-func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, query string, tb *table.Table, at base.Epoch) (Verification, bool, error) {
+func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, query string, tb *table.Table, at base.Epoch, loc *time.Location) (Verification, bool, error) {
 	q, ok, err := e.PlanOLAP(ctx, view.Database, query)
 	if err != nil || !ok {
 		return Verification{}, false, nil
@@ -159,7 +164,7 @@ func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, query 
 	if err != nil {
 		return Verification{}, false, err
 	}
-	d, err := q.olap.Verify(ctx, query, in, olap.Input{Name: view.Name, Table: tb, Epoch: at})
+	d, err := q.olap.VerifyIn(ctx, loc, query, in, olap.Input{Name: view.Name, Table: tb, Epoch: at})
 	if err != nil {
 		if sqlerr.Code(err) == sqlerr.SyntaxError || sqlerr.Code(err) == "42883" || sqlerr.Code(err) == sqlerr.UndefinedTable || BeyondOLAP(err) {
 			return Verification{}, false, nil

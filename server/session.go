@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -349,7 +350,17 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		return s.createTable(ctx, st)
 	case *ddl.CreateView:
 		name := ddl.ObjectName(st.Name, s.db)
-		if err := s.e.CreateView(ctx, name, st.QueryText, st.With, st.IfNotExists); err != nil {
+		with := st.With
+		if _, set := with["timezone"]; !set && s.loc != time.UTC {
+			// The view evaluates in the session's time zone, as the
+			// SELECT would.
+			with = maps.Clone(with)
+			if with == nil {
+				with = map[string]string{}
+			}
+			with["timezone"] = s.loc.String()
+		}
+		if err := s.e.CreateView(ctx, name, st.QueryText, with, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)
 		}
 		// As in RisingWave, CREATE returns once the view holds its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -109,11 +110,17 @@ func formatRow(r types.Row) string {
 // types.Compare. A column count or type that cannot be reconciled is an
 // error, not a difference.
 func (e *Engine) Verify(ctx context.Context, viewQuery string, inputs []Input, stored Input) (Diff, error) {
+	return e.VerifyIn(ctx, nil, viewQuery, inputs, stored)
+}
+
+// VerifyIn is Verify with the query evaluated in time zone loc (nil:
+// UTC), the one the view's job evaluates in.
+func (e *Engine) VerifyIn(ctx context.Context, loc *time.Location, viewQuery string, inputs []Input, stored Input) (Diff, error) {
 	d := Diff{View: stored.Name, Epoch: stored.Epoch}
 	if stored.Table == nil {
 		return d, sqlerr.New(sqlerr.InvalidParameterValue, "view %s has no table", stored.Name)
 	}
-	res, err := e.Query(ctx, inputs, viewQuery, QueryOptions{})
+	res, err := e.Query(ctx, inputs, viewQuery, QueryOptions{Location: loc})
 	if err != nil {
 		return d, err
 	}
