@@ -62,6 +62,10 @@ type Session struct {
 	timeout time.Duration
 	// user is the user name the client connected as.
 	user string
+	// inBlock is set between BEGIN and COMMIT or ROLLBACK; blockWrites
+	// counts the statements of the block that changed something.
+	inBlock     bool
+	blockWrites int
 }
 
 // NewSession returns a session on database db of e.
@@ -343,6 +347,9 @@ func (s *Session) executeStatement(ctx context.Context, pst *pgwire.Statement, p
 }
 
 func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Args) (*pgwire.Result, error) {
+	if s.inBlock && changes(st) {
+		s.blockWrites++
+	}
 	switch st := st.(type) {
 	case *ddl.Query:
 		return s.query(ctx, st, args)
@@ -430,15 +437,40 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			// Every statement commits on its own; a transaction block
 			// groups nothing, as in RisingWave. A ROLLBACK cannot undo
 			// what was committed, so it says so instead of pretending.
+			// A ROLLBACK of a block that changed nothing (a driver's
+			// rollback after a failed read, say) is fine.
 			tag := transactionTag(st.Text())
-			if tag == "ROLLBACK" {
-				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ROLLBACK cannot undo anything: every statement commits on its own when it returns")
+			switch tag {
+			case "BEGIN":
+				s.inBlock, s.blockWrites = true, 0
+			case "ROLLBACK":
+				if s.blockWrites > 0 {
+					n := s.blockWrites
+					s.inBlock, s.blockWrites = false, 0
+					return nil, sqlerr.New(sqlerr.FeatureNotSupported, "ROLLBACK cannot undo the %d statement(s) of this block that changed something: every statement commits on its own when it returns", n)
+				}
+				s.inBlock = false
+			default:
+				s.inBlock, s.blockWrites = false, 0
 			}
 			return &pgwire.Result{Tag: tag}, nil
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
+}
+
+// changes reports whether a statement may change data or the catalog
+// (anything but a query, SHOW, SET, DESCRIBE, EXPLAIN or a transaction
+// statement).
+func changes(st ddl.Statement) bool {
+	switch st := st.(type) {
+	case *ddl.Query, *ddl.Show, *ddl.Set, *ddl.Describe, *ddl.Explain:
+		return false
+	case *ddl.Other:
+		return st.Node.GetTransactionStmt() == nil
+	}
+	return true
 }
 
 func firstWords(text string) string {
