@@ -145,6 +145,9 @@ func TestSQLOverTheWire(t *testing.T) {
 	if got := rowsText(t, c, "EXPLAIN CREATE MATERIALIZED VIEW x AS SELECT customer, count(*) AS n FROM orders GROUP BY customer"); !strings.Contains(got, "Aggregate") || !strings.Contains(got, "retract") {
 		t.Fatalf("EXPLAIN:\n%s", got)
 	}
+	if _, err := c.Exec(context.Background(), "EXPLAIN ANALYZE SELECT count(*) FROM orders"); err == nil || !strings.Contains(err.Error(), "0A000") {
+		t.Fatalf("EXPLAIN ANALYZE: %v", err)
+	}
 	for _, c2 := range []struct{ q, code string }{
 		{"SELECT nope FROM orders", "42703"},
 		{"CREATE MATERIALIZED VIEW bad AS SELECT customer FROM nope", "42P01"},

@@ -766,6 +766,9 @@ func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire
 }
 
 func (s *Session) explain(ctx context.Context, st *ddl.Explain) (*pgwire.Result, error) {
+	if st.Analyze {
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "EXPLAIN ANALYZE is not supported: EXPLAIN shows the plan without running it")
+	}
 	var text string
 	switch in := st.Statement.(type) {
 	case *ddl.Query:
