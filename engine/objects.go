@@ -174,6 +174,11 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 	} else if len(connOpts) > 0 {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown option %q (table options are bucket, merge-engine, ...; connector options need connector = '...')", t.Name.Name, firstKey(connOpts))
 	}
+	if me := storeOpts["merge-engine"]; me != "" && len(t.PrimaryKey) == 0 {
+		// Merge engines merge the rows of one key; an append table has
+		// none (Paimon refuses them there too).
+		return sqlerr.New(sqlerr.InvalidTableDefinition, "table %s: merge-engine %q needs a PRIMARY KEY; a table without one is an append table", t.Name.Name, me)
+	}
 	if _, err := schema.New(fieldsOf(t.Columns), t.PrimaryKey, storeOpts); err != nil {
 		return sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
 	} else if sc, _ := schema.New(fieldsOf(t.Columns), t.PrimaryKey, storeOpts); sc != nil {

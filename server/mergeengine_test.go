@@ -24,6 +24,9 @@ func TestDMLOnMergeEngineTables(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	if _, err := c.Exec(context.Background(), "CREATE TABLE pu (id INT, v TEXT) WITH ('merge-engine' = 'partial-update')"); err == nil || !strings.Contains(err.Error(), "42P16") {
+		t.Fatalf("a merge engine on a table without a key: %v", err)
+	}
 	exec(t, c, "INSERT INTO ag VALUES (1, 5), (2, 7)")
 	exec(t, c, "INSERT INTO fr VALUES (1, 'second'), (2, 'other')")
 	if got := rowsText(t, c, "SELECT id, m FROM ag ORDER BY id"); got != "1|10\n2|7" {
