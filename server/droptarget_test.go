@@ -31,3 +31,23 @@ func TestDropSinkTarget(t *testing.T) {
 		t.Fatalf("SHOW TABLES after DROP CASCADE: %q", got)
 	}
 }
+
+// TestDropViewOfMaterializedView: as in Postgres, DROP VIEW does not drop
+// a materialized view (42809, naming DROP MATERIALIZED VIEW), and DROP
+// VIEW IF EXISTS of nothing is fine.
+func TestDropViewOfMaterializedView(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE base (id INT PRIMARY KEY)")
+	exec(t, c, "CREATE MATERIALIZED VIEW mv AS SELECT id FROM base")
+	if _, err := c.Exec(context.Background(), "DROP VIEW mv"); err == nil || !strings.Contains(err.Error(), "42809") || !strings.Contains(err.Error(), "DROP MATERIALIZED VIEW") {
+		t.Fatalf("DROP VIEW of a materialized view: %v", err)
+	}
+	exec(t, c, "DROP VIEW IF EXISTS nothing")
+	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "mv" {
+		t.Fatalf("SHOW MATERIALIZED VIEWS: %q", got)
+	}
+	exec(t, c, "DROP MATERIALIZED VIEW mv")
+}

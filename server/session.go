@@ -560,6 +560,22 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 			err = s.e.Drop(ctx, "table", name, st.IfExists, st.Cascade)
 		case ddl.View:
 			err = s.e.Drop(ctx, "view", name, st.IfExists, st.Cascade)
+		case ddl.PlainView:
+			// No plain views exist; a materialized one is not dropped by
+			// DROP VIEW (Postgres's 42809 and hint).
+			var cat *catalog.Catalog
+			if cat, err = s.e.Catalog(ctx); err != nil {
+				break
+			}
+			if t, terr := cat.Table(name); terr == nil {
+				if t.Kind == catalog.KindView {
+					err = sqlerr.New(sqlerr.WrongObjectType, "%q is not a view; use DROP MATERIALIZED VIEW to remove a materialized view", name.Name)
+				} else {
+					err = sqlerr.New(sqlerr.WrongObjectType, "%q is not a view; use DROP TABLE", name.Name)
+				}
+			} else if !st.IfExists {
+				err = sqlerr.New(sqlerr.UndefinedTable, "view %q does not exist", name.Name)
+			}
 		case ddl.Source:
 			err = s.e.DropSource(ctx, name, st.IfExists)
 		case ddl.Sink:

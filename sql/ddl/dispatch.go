@@ -65,9 +65,7 @@ func dropKind(c *cursor) (ObjectKind, int) {
 	case c.isWord("drop", "materialized", "view"):
 		return View, 3
 	case c.isWord("drop", "view"):
-		// Strata's only views are materialized; DROP VIEW is accepted for
-		// Postgres habits.
-		return View, 2
+		return PlainView, 2
 	case c.isWord("drop", "source"):
 		return Source, 2
 	case c.isWord("drop", "sink"):

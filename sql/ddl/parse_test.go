@@ -74,7 +74,7 @@ func TestParseStatements(t *testing.T) {
 			`CREATE SINK out ifnotexists from v with{connector=kafka,topic=out,type=upsert}`},
 		{"drop table", `DROP TABLE t`, `DROP TABLE t`},
 		{"drop view list cascade", `drop materialized view if exists a, dev.b cascade`, `DROP MATERIALIZED VIEW a,dev.b ifexists cascade`},
-		{"drop view alias", `DROP VIEW v RESTRICT`, `DROP MATERIALIZED VIEW v`},
+		{"drop view", `DROP VIEW v RESTRICT`, `DROP VIEW v`},
 		{"drop source", `DROP SOURCE "Src"`, `DROP SOURCE Src`},
 		{"drop sink", `DROP SINK IF EXISTS k`, `DROP SINK k ifexists`},
 		{"drop other kinds go to Postgres", `DROP INDEX i`, `OTHER Drop [DROP INDEX i]`},

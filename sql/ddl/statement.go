@@ -144,6 +144,9 @@ const (
 	View   ObjectKind = "MATERIALIZED VIEW"
 	Source ObjectKind = "SOURCE"
 	Sink   ObjectKind = "SINK"
+	// PlainView is DROP VIEW: Strata has no plain views, and, as in
+	// Postgres, DROP VIEW does not drop a materialized view.
+	PlainView ObjectKind = "VIEW"
 )
 
 // Drop is `DROP TABLE | MATERIALIZED VIEW | SOURCE | SINK [IF EXISTS]
