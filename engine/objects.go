@@ -313,6 +313,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	if len(reads) == 0 {
 		return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s reads no table", name.Name)
 	}
+	if fn := volatileCall(p); fn != "" {
+		return sqlerr.New(sqlerr.FeatureNotSupported, "materialized view %s calls %s(), whose value depends on when a row is processed: a view must be a function of its inputs", name.Name, fn)
+	}
 	cols, pk, nullableKey, err := viewColumns(name, p)
 	appendOnly := errors.Is(err, errNoKey)
 	if err != nil && !appendOnly {

@@ -384,3 +384,60 @@ func unionKey(n *plan.Union) ([]int, bool) {
 	}
 	return nil, false
 }
+
+// volatileCall returns the name of a volatile function (now(), random(),
+// clock_timestamp(), ...) that plan p calls, "" if none. A view cannot
+// hold one: its value would depend on when each row was processed, and
+// no recomputation of the view could agree with it (RisingWave refuses
+// them in views too, outside temporal filters).
+func volatileCall(p plan.Node) string {
+	var exprs []expr.Expr
+	switch n := p.(type) {
+	case *plan.Project:
+		exprs = n.Exprs
+	case *plan.Filter:
+		exprs = []expr.Expr{n.Pred}
+	case *plan.Aggregate:
+		exprs = append(exprs, n.GroupBy...)
+		for _, a := range n.Aggs {
+			exprs = append(exprs, a.Args...)
+			exprs = append(exprs, a.Filter)
+		}
+	case *plan.Join:
+		exprs = []expr.Expr{n.On}
+	case *plan.Sort:
+		for _, k := range n.Keys {
+			exprs = append(exprs, k.Expr)
+		}
+	case *plan.TopN:
+		exprs = append(exprs, n.Partition...)
+		for _, k := range n.Order {
+			exprs = append(exprs, k.Expr)
+		}
+	case *plan.Values:
+		for _, r := range n.Rows {
+			exprs = append(exprs, r...)
+		}
+	}
+	for _, e := range exprs {
+		if e == nil {
+			continue
+		}
+		name := ""
+		expr.Walk(e, func(x expr.Expr) bool {
+			if c, ok := x.(*expr.Call); ok && c.Fn.Volatile {
+				name = c.Fn.Name
+			}
+			return name == ""
+		})
+		if name != "" {
+			return name
+		}
+	}
+	for _, in := range p.Inputs() {
+		if name := volatileCall(in); name != "" {
+			return name
+		}
+	}
+	return ""
+}

@@ -80,3 +80,25 @@ func TestAppendOnlyViews(t *testing.T) {
 		t.Fatalf("a keyless view over a keyed table: %v", err)
 	}
 }
+
+// TestVolatileFunctionsInViews: a view cannot call now() or random():
+// its rows would depend on when they were processed.
+func TestVolatileFunctionsInViews(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE ev (id INT PRIMARY KEY, ts TIMESTAMPTZ)")
+	for _, q := range []string{
+		"CREATE MATERIALIZED VIEW v1 AS SELECT id, now() AS seen FROM ev",
+		"CREATE MATERIALIZED VIEW v2 AS SELECT id FROM ev WHERE random() < 0.5",
+		"CREATE MATERIALIZED VIEW v3 AS SELECT count(*) AS n FROM ev WHERE ts > current_timestamp - INTERVAL '1 hour'",
+	} {
+		if _, err := c.Exec(context.Background(), q); err == nil || !strings.Contains(err.Error(), "0A000") || !strings.Contains(err.Error(), "when a row is processed") {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "" {
+		t.Fatalf("views after refusals: %q", got)
+	}
+}
