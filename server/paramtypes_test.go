@@ -42,4 +42,28 @@ func TestParameterTypes(t *testing.T) {
 	if err := c.QueryRow(ctx, "SELECT count(*) FROM acct WHERE amount > $1 AND n = $2", 1, 99).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("count: %d, %v", n, err)
 	}
+	// A parameter compared with a NUMERIC(10,2) column keeps its own
+	// precision, as in Postgres: 2.495 < 2.50 and 7.251 > 7.25.
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM acct WHERE amount > $1", "2.495").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("amount > 2.495: %d, %v", n, err)
+	}
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM acct WHERE amount = $1", "7.251").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("amount = 7.251: %d, %v", n, err)
+	}
+	// Wide values in pgx's binary numeric format (one base-10000 digit
+	// of a high weight) decode.
+	var big string
+	if err := c.QueryRow(ctx, "SELECT count(*) FROM acct WHERE amount > $1", 1e20).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("amount > 1e20: %d, %v", n, err)
+	}
+	if err := c.QueryRow(ctx, "SELECT ($1::numeric)::text", -1e300).Scan(&big); err != nil || len(big) != 302 {
+		t.Fatalf("SELECT -1e300::numeric: %q, %v", big, err)
+	}
+	// An assignment rounds to the column, as in Postgres.
+	if _, err := c.Exec(ctx, "UPDATE acct SET amount = $1 WHERE id = $2", "12.345", 2); err != nil {
+		t.Fatal(err)
+	}
+	if got := rowsText(t, c, "SELECT amount FROM acct WHERE id = 2"); got != "12.35" {
+		t.Fatalf("amount after SET amount = 12.345: %q", got)
+	}
 }

@@ -126,7 +126,28 @@ func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.T
 	if st.Params == nil {
 		st.Params = paramTypes
 	}
+	st.Params = bareParams(st.Params, paramTypes)
 	return st, nil
+}
+
+// bareParams drops the modifiers of inferred parameter types, as
+// Postgres describes parameters (numeric, not numeric(12,2)): a value
+// bound to $1 is compared or assigned at its own precision, and only an
+// assignment rounds it. Types the client gave stay as given.
+func bareParams(inferred, given []types.Type) []types.Type {
+	out := slices.Clone(inferred)
+	for i, t := range out {
+		if i < len(given) && given[i].Kind != types.KindUnknown {
+			continue
+		}
+		switch t.Kind {
+		case types.KindChar:
+			out[i] = types.Text
+		default:
+			out[i] = types.Type{Kind: t.Kind}
+		}
+	}
+	return out
 }
 
 // olapStatement is a SELECT the embedded OLAP engine runs, or (catalog
@@ -169,6 +190,7 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 			inferred = args.Inferred
 		}
 	}
+	inferred = bareParams(inferred, paramTypes)
 	for i := range params {
 		if i < len(paramTypes) && paramTypes[i].Kind != types.KindUnknown {
 			params[i] = paramTypes[i]
@@ -180,6 +202,7 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 			params[i] = types.Text
 		}
 	}
+	params = bareParams(params, paramTypes)
 	return &pgwire.Statement{SQL: text, Columns: olapColumns(cols), Params: params, Impl: &olapStatement{q: q, plan: plan}}, true, nil
 }
 

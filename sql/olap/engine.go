@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"github.com/cockroachdb/apd/v3"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +170,7 @@ func (e *Engine) Query(ctx context.Context, inputs []Input, sqlText string, opts
 		}
 		args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
+	sqlText = castNumericParams(sqlText, opts.Params)
 	var res *Result
 	err := e.withInputs(ctx, inputs, sqlText, opts.Location, func(conn *sql.Conn, rewritten string) error {
 		var err error
@@ -242,4 +246,44 @@ func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string,
 		return err
 	}
 	return fn(conn, rewritten)
+}
+
+// castNumericParams writes each $n bound to a NUMERIC value as
+// CAST($n AS DECIMAL(38, s)), s the value's scale. DuckDB types a
+// parameter by its context (the DECIMAL(10,2) column it is compared
+// with) and casts the bound value to that type, rounding 2.495 to 2.50;
+// Postgres compares the value at its own precision, and so does the
+// cast. Values wider than DECIMAL(38) keep the plain parameter.
+func castNumericParams(sqlText string, params []types.Datum) string {
+	scale := map[string]int{}
+	for i, p := range params {
+		if p.IsNull() || p.Kind() != types.KindNumeric {
+			continue
+		}
+		d := p.Decimal()
+		if d.Form != apd.Finite {
+			continue
+		}
+		sc := max(0, -int(d.Exponent))
+		if int(d.NumDigits()) > 38 || sc > 38 {
+			continue
+		}
+		scale[strconv.Itoa(i+1)] = sc
+	}
+	if len(scale) == 0 {
+		return sqlText
+	}
+	toks := lex(sqlText)
+	var b strings.Builder
+	for i := 0; i < len(toks); i++ {
+		if toks[i].text == "$" && i+1 < len(toks) && toks[i+1].kind == tokNumber {
+			if sc, ok := scale[toks[i+1].text]; ok {
+				fmt.Fprintf(&b, "CAST($%s AS DECIMAL(38, %d))", toks[i+1].text, sc)
+				i++
+				continue
+			}
+		}
+		b.WriteString(toks[i].text)
+	}
+	return b.String()
 }

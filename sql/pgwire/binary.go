@@ -326,7 +326,10 @@ func decodeNumericBinary(b []byte) (types.Datum, error) {
 	d.Negative = sign == numericNeg
 	// Show dscale digits after the point, as the client sent them.
 	var q apd.Decimal
-	ctx := apd.BaseContext.WithPrecision(uint32(len(digits) + dscale + 8))
+	// The precision holds every digit left of the point (up to
+	// 4 × (weight+1) of them: 1e20 is one group of weight 5) and dscale
+	// digits right of it.
+	ctx := apd.BaseContext.WithPrecision(uint32(max(len(digits), (weight+1)*numericDigits) + dscale + 8))
 	if _, err := ctx.Quantize(&q, d, int32(-dscale)); err != nil {
 		return types.Null, bad
 	}
