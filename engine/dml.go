@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -269,7 +270,10 @@ func (e *Engine) settle(ctx context.Context, l *dmlLog) error {
 
 // waitCommitted waits until table name has committed epoch ep.
 func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep base.Epoch) error {
-	for {
+	// The writer's restarts and newest checkpoint when it last made
+	// progress during the wait.
+	restarts, checkpoint := -1, base.CheckpointID(0)
+	for i := 0; ; i++ {
 		c, err := e.meta.CommittedEpoch(ctx, name)
 		if err == nil && c.Epoch >= ep {
 			return nil
@@ -277,10 +281,41 @@ func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep 
 		if err != nil && !errors.Is(err, base.ErrNotFound) {
 			return err
 		}
+		// A writer that keeps failing will not commit ep: after two
+		// restarts without a completed checkpoint between, say so
+		// rather than wait forever.
+		if i%20 == 0 {
+			if job, n, chk, cause := e.writerRestarts(name); job != "" {
+				switch {
+				case restarts < 0 || chk != checkpoint:
+					restarts, checkpoint = n, chk
+				case n >= restarts+2:
+					return sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
+						fmt.Errorf("%s has not committed epoch %d: its writer %s keeps failing (%d restarts): %w", name.Name, ep, job, n, cause))
+				}
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// writerRestarts returns the job of this process that writes table name,
+// its restarts, its newest completed checkpoint and its last failure (""
+// when none runs here).
+func (e *Engine) writerRestarts(name catalog.ObjectName) (job string, restarts int, checkpoint base.CheckpointID, cause error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, rj := range e.jobs {
+		if !slices.Contains(rj.def.Writes, name) {
+			continue
+		}
+		rj.mu.Lock()
+		defer rj.mu.Unlock()
+		return rj.def.Name, rj.restarts, rj.lastCheckpoint.ID, rj.err
+	}
+	return "", 0, 0, nil
 }

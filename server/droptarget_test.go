@@ -51,3 +51,30 @@ func TestDropViewOfMaterializedView(t *testing.T) {
 	}
 	exec(t, c, "DROP MATERIALIZED VIEW mv")
 }
+
+// TestSinkIntoFillsAndFailingWriter: CREATE SINK ... INTO returns once
+// the target holds the query's history, seen by every session; when the
+// sink then keeps failing (a value too long for the target), a read in
+// the writing session that waits for its write ends with an error naming
+// the sink's job instead of waiting forever.
+func TestSinkIntoFillsAndFailingWriter(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE users (id INT PRIMARY KEY, email TEXT NOT NULL, name TEXT)")
+	exec(t, c, "CREATE TABLE by_email (email TEXT PRIMARY KEY, id INT, name VARCHAR(5))")
+	exec(t, c, "INSERT INTO users VALUES (1, 'a@x', 'ann'), (2, 'b@x', 'bob')")
+	exec(t, c, "INSERT INTO by_email VALUES ('old', 0, 'x')")
+	exec(t, c, "CREATE SINK k INTO by_email AS SELECT email, id, name FROM users")
+	c2 := connect(t, s)
+	defer c2.Close(context.Background())
+	if got := rowsText(t, c2, "SELECT email, id FROM by_email ORDER BY email"); got != "a@x|1\nb@x|2\nold|0" {
+		t.Fatalf("by_email right after CREATE SINK, from another session: %q", got)
+	}
+	exec(t, c, "INSERT INTO users VALUES (3, 'd@x', 'longname')")
+	_, err := c.Exec(context.Background(), "SELECT count(*) FROM by_email")
+	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "sink-dev-k") {
+		t.Fatalf("a read waiting on a failing sink: %v", err)
+	}
+}

@@ -419,8 +419,17 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			}
 			return &pgwire.Result{Tag: "CREATE SINK"}, nil
 		}
-		if err := s.e.CreateSink(ctx, ddl.ObjectName(st.Name, s.db), ddl.ObjectName(st.Into, s.db), st.QueryText, st.IfNotExists); err != nil {
+		name, into := ddl.ObjectName(st.Name, s.db), ddl.ObjectName(st.Into, s.db)
+		if err := s.e.CreateSink(ctx, name, into, st.QueryText, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)
+		}
+		// As CREATE MATERIALIZED VIEW, it returns once the table holds
+		// the query's history (the sink's first epoch).
+		if start := s.e.SinkStartEpoch(ctx, name); start != 0 {
+			if err := s.e.WaitCommitted(ctx, into, start); err != nil {
+				return nil, err
+			}
+			s.lastWrite = max(s.lastWrite, start)
 		}
 		return &pgwire.Result{Tag: "CREATE SINK"}, nil
 	case *ddl.Drop:
