@@ -118,6 +118,17 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 		return err
 	}
 	def.Reads = reads
+	for _, r := range reads {
+		if r == into || derivedFrom(cat, r, into, map[catalog.ObjectName]bool{}) {
+			// Refused before anything changes; the position is the
+			// relation's first mention in the query.
+			err := sqlerr.New(sqlerr.InvalidObjectDefinition, "sink %s would make a cycle: %s, which it reads, is derived from %s, which it writes", name.Name, r.Name, into.Name)
+			if i := relationIndex(query, r.Name); i >= 0 {
+				return err.WithPosition(i + 1)
+			}
+			return err
+		}
+	}
 	if _, err := e.buildSinkJob(cat, def); err != nil {
 		return err
 	}
@@ -535,3 +546,52 @@ func (f failingOperator) Snapshot(base.CheckpointID) error       { return f.err 
 func (f failingOperator) NotifyComplete(base.CheckpointID) error { return nil }
 func (f failingOperator) Finish() error                          { return nil }
 func (f failingOperator) Close() error                           { return nil }
+
+// derivedFrom reports whether table t is computed, through one or more
+// jobs, from table src (seen guards against revisiting).
+func derivedFrom(cat *catalog.Catalog, t, src catalog.ObjectName, seen map[catalog.ObjectName]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	for _, j := range cat.Jobs() {
+		if !slices.Contains(j.Writes, t) {
+			continue
+		}
+		for _, r := range j.Reads {
+			if r == src || derivedFrom(cat, r, src, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// relationIndex returns the byte offset in query of relation name as a
+// whole word, preferring an occurrence right after FROM or JOIN (where a
+// relation is named) over one elsewhere (a column of the same name); -1
+// if none.
+func relationIndex(query, name string) int {
+	lt, lw := strings.ToLower(query), strings.ToLower(name)
+	isWord := func(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	first := -1
+	for from := 0; from <= len(lt); {
+		i := strings.Index(lt[from:], lw)
+		if i < 0 {
+			break
+		}
+		i += from
+		end := i + len(lw)
+		if (i == 0 || !isWord(lt[i-1])) && (end == len(lt) || !isWord(lt[end])) {
+			before := strings.TrimRight(lt[:i], " \t\n\r")
+			if strings.HasSuffix(before, "from") || strings.HasSuffix(before, "join") {
+				return i
+			}
+			if first < 0 {
+				first = i
+			}
+		}
+		from = i + 1
+	}
+	return first
+}

@@ -463,8 +463,8 @@ func TestCycleIsRefused(t *testing.T) {
 	exec(t, c, "CREATE MATERIALIZED VIEW v AS SELECT k, v + 1 AS v FROM t")
 	_, err := c.Exec(context.Background(), "CREATE SINK loop INTO t AS SELECT k, v FROM v")
 	var pe *pgconn.PgError
-	if !errors.As(err, &pe) || pe.Code != "42P17" || !strings.Contains(pe.Message, "cycle") {
-		t.Fatalf("a cycle: %v", err)
+	if !errors.As(err, &pe) || pe.Code != "42P17" || !strings.Contains(pe.Message, "cycle") || pe.Position != 45 {
+		t.Fatalf("a cycle: %v (at %d, want 45: the view after FROM)", err, pe.Position)
 	}
 	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
 		t.Fatalf("SHOW SINKS after the refusal: %q", got)
