@@ -309,7 +309,14 @@ func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
 	for i, a := range n.Aggs {
 		detail[i] = a.String()
 	}
-	return b.addOperator("aggregate", par, pre, graph.Hash, exKeys, exTypes, outTypes, Retract,
+	// Distinct groups of an insert-only input (no aggregate calls) only
+	// appear: a group's row never changes once emitted, so the output is
+	// insert-only too (the decorrelated side of IN and EXISTS, DISTINCT).
+	mode := Retract
+	if len(n.Aggs) == 0 && !global && in.mode == AppendOnly {
+		mode = AppendOnly
+	}
+	return b.addOperator("aggregate", par, pre, graph.Hash, exKeys, exTypes, outTypes, mode,
 		func(int) operator.Operator {
 			return &stream.GroupAgg{KeyCols: keyCols, KeyTypes: keyTypes, Aggs: calls}
 		}, "["+strings.Join(detail, ", ")+"]"), nil
