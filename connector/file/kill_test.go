@@ -18,8 +18,6 @@ import (
 	"github.com/stratadb/strata/connector/ingest"
 	"github.com/stratadb/strata/connector/ingest/ingesttest"
 	"github.com/stratadb/strata/connector/tablesink"
-	"github.com/stratadb/strata/dataflow/barrier"
-	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/task"
@@ -70,10 +68,7 @@ func runKillChild(raw string) {
 	if err := json.Unmarshal([]byte(raw), &c); err != nil {
 		panic(err)
 	}
-	fail := func(err error) {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(3)
-	}
+	fail := ingesttest.ChildFail
 	fs, err := fileio.NewLocal(c.Work)
 	if err != nil {
 		fail(err)
@@ -87,7 +82,7 @@ func runKillChild(raw string) {
 		fail(err)
 	}
 	tracked := &trackedReader{Reader: r}
-	log, err := os.OpenFile(filepath.Join(c.Work, "closes.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	onClose, err := ingesttest.CloseLog(filepath.Join(c.Work, "closes.log"))
 	if err != nil {
 		fail(err)
 	}
@@ -99,7 +94,7 @@ func runKillChild(raw string) {
 		Vertices: []graph.Vertex{
 			{Name: "src", Parallelism: 1, NewSource: func(int) operator.Source {
 				return ingest.New(ingest.Config{Reader: tracked, Clock: clock, Name: "events", StartEpoch: 1, UntilEpoch: c.Until,
-					OnClose: func(p ingest.Pair) { fmt.Fprintf(log, "%d %d\n", p.Epoch, p.Position) }})
+					OnClose: onClose})
 			}},
 			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
 				return tablesink.Sink(tb, catalog.Name("dev", "events"), "kill-files", nil)
@@ -107,9 +102,7 @@ func runKillChild(raw string) {
 		},
 		Edges: []graph.Edge{{From: "src", To: "sink", Partitioning: graph.Forward}},
 	}
-	err = task.Run(context.Background(), job, task.Options{Policy: barrier.PolicyUnaligned, CheckpointInterval: 5 * time.Millisecond,
-		TolerableFailures: 1000, Storage: checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(c.Work, "checkpoints"), 2),
-		Restart: task.RestartStrategy{MaxAttempts: 10, Delay: time.Millisecond}})
+	err = task.Run(context.Background(), job, ingesttest.ChildOptions(c.Work))
 	if err != nil {
 		fail(err)
 	}

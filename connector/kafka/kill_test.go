@@ -19,8 +19,6 @@ import (
 	"github.com/stratadb/strata/connector/ingest/ingesttest"
 	"github.com/stratadb/strata/connector/kafka"
 	"github.com/stratadb/strata/connector/tablesink"
-	"github.com/stratadb/strata/dataflow/barrier"
-	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/task"
@@ -79,10 +77,7 @@ func runKillChild(raw string) {
 	if err := json.Unmarshal([]byte(raw), &c); err != nil {
 		panic(err)
 	}
-	fail := func(err error) {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(3)
-	}
+	fail := ingesttest.ChildFail
 	fs, err := fileio.NewLocal(c.Work)
 	if err != nil {
 		fail(err)
@@ -102,9 +97,9 @@ func runKillChild(raw string) {
 	if err != nil {
 		fail(err)
 	}
-	logs := make([]*os.File, len(readers))
+	onClose := make([]func(ingest.Pair), len(readers))
 	for i := range readers {
-		if logs[i], err = os.OpenFile(filepath.Join(c.Work, fmt.Sprintf("closes-%d.log", i)), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err != nil {
+		if onClose[i], err = ingesttest.CloseLog(filepath.Join(c.Work, fmt.Sprintf("closes-%d.log", i))); err != nil {
 			fail(err)
 		}
 	}
@@ -127,7 +122,7 @@ func runKillChild(raw string) {
 		Vertices: []graph.Vertex{
 			{Name: "src", Parallelism: len(readers), NewSource: func(i int) operator.Source {
 				return ingest.New(ingest.Config{Reader: tracked[i], Clock: clock, Name: fmt.Sprintf("cdc[%d]", i), StartEpoch: 1, UntilEpoch: c.Until,
-					OnClose: func(p ingest.Pair) { fmt.Fprintf(logs[i], "%d %d\n", p.Epoch, p.Position) }})
+					OnClose: onClose[i]})
 			}},
 			{Name: "table", Parallelism: 1, NewOperator: func(int) operator.Operator {
 				return tablesink.Sink(tb, catalog.Name("dev", "items"), "kill-job", nil)
@@ -145,9 +140,7 @@ func runKillChild(raw string) {
 			{From: "src", To: "kafka", Partitioning: graph.Hash, KeyColumns: []int{0}, KeyTypes: []types.Type{types.Int32}},
 		},
 	}
-	err = task.Run(ctx, job, task.Options{Policy: barrier.PolicyUnaligned, CheckpointInterval: 5 * time.Millisecond,
-		TolerableFailures: 1000, Storage: checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(c.Work, "checkpoints"), 2),
-		Restart: task.RestartStrategy{MaxAttempts: 10, Delay: time.Millisecond}})
+	err = task.Run(ctx, job, ingesttest.ChildOptions(c.Work))
 	if err != nil {
 		fail(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,8 +17,6 @@ import (
 	"github.com/stratadb/strata/connector/ingest"
 	"github.com/stratadb/strata/connector/ingest/ingesttest"
 	"github.com/stratadb/strata/connector/pgsink"
-	"github.com/stratadb/strata/dataflow/barrier"
-	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/task"
@@ -76,11 +73,8 @@ func runKillChild(raw string) {
 	if err := json.Unmarshal([]byte(raw), &c); err != nil {
 		panic(err)
 	}
-	fail := func(err error) {
-		os.Stderr.WriteString(err.Error() + "\n")
-		os.Exit(3)
-	}
-	closes, err := os.OpenFile(filepath.Join(c.Work, "closes.log"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	fail := ingesttest.ChildFail
+	onClose, err := ingesttest.CloseLog(filepath.Join(c.Work, "closes.log"))
 	if err != nil {
 		fail(err)
 	}
@@ -93,7 +87,7 @@ func runKillChild(raw string) {
 		Vertices: []graph.Vertex{
 			{Name: "src", Parallelism: 1, NewSource: func(int) operator.Source {
 				return ingest.New(ingest.Config{Reader: r, Clock: clock, Name: "changes", StartEpoch: 1, UntilEpoch: c.Until,
-					OnClose: func(p ingest.Pair) { fmt.Fprintf(closes, "%d %d\n", p.Epoch, p.Position) }})
+					OnClose: onClose})
 			}},
 			{Name: "sink", Parallelism: 1, NewOperator: func(int) operator.Operator {
 				s, err := pgsink.NewSink(pgsink.Config{Options: c.Options, Name: "kill", Columns: cols, Key: []string{"id"}})
@@ -105,9 +99,7 @@ func runKillChild(raw string) {
 		},
 		Edges: []graph.Edge{{From: "src", To: "sink", Partitioning: graph.Forward}},
 	}
-	err = task.Run(context.Background(), job, task.Options{Policy: barrier.PolicyUnaligned, CheckpointInterval: 5 * time.Millisecond,
-		TolerableFailures: 1000, Storage: checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(c.Work, "checkpoints"), 2),
-		Restart: task.RestartStrategy{MaxAttempts: 10, Delay: time.Millisecond}})
+	err = task.Run(context.Background(), job, ingesttest.ChildOptions(c.Work))
 	if err != nil {
 		fail(err)
 	}

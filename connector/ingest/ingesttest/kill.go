@@ -10,11 +10,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stratadb/strata/connector/ingest"
+	"github.com/stratadb/strata/dataflow/barrier"
 	"github.com/stratadb/strata/dataflow/checkpoint"
+	"github.com/stratadb/strata/dataflow/task"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/meta/epoch"
 )
@@ -188,4 +192,32 @@ func (ch *Child) Wait(t testing.TB, timeout time.Duration) {
 		_ = ch.cmd.Process.Kill()
 		t.Fatalf("child did not finish in %v:\n%s", timeout, ch.out)
 	}
+}
+
+// ChildOptions are the runtime options of a kill -9 test's child job:
+// unaligned checkpoints every 5 ms stored under work/checkpoints (where
+// Children.Checkpoints should point), many tolerated checkpoint
+// failures, and quick restarts within the child.
+func ChildOptions(work string) task.Options {
+	return task.Options{Policy: barrier.PolicyUnaligned, CheckpointInterval: 5 * time.Millisecond,
+		TolerableFailures: 1000, Storage: checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(work, "checkpoints"), 2),
+		Restart: task.RestartStrategy{MaxAttempts: 10, Delay: time.Millisecond}}
+}
+
+// ChildFail ends a child process: err on stderr and exit code 3, which
+// the parent reports as a child that was not killed.
+func ChildFail(err error) {
+	os.Stderr.WriteString(err.Error() + "\n")
+	os.Exit(3)
+}
+
+// CloseLog opens (appending) the close log at path and returns an ingest
+// OnClose that writes each (epoch, position) pair to it as a line
+// "EPOCH POSITION", the lines ReadCloses reads.
+func CloseLog(path string) (func(ingest.Pair), error) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return func(p ingest.Pair) { fmt.Fprintf(f, "%d %d\n", p.Epoch, p.Position) }, nil
 }
