@@ -531,11 +531,17 @@ func removeTree(fs fileio.FS, dir string) error {
 // ViewStartEpoch returns the first epoch view name commits: a read that
 // waits for it sees the view with its inputs' history (0 when unknown).
 func (e *Engine) ViewStartEpoch(ctx context.Context, name catalog.ObjectName) base.Epoch {
+	return e.jobStartEpoch(ctx, viewJobName(name))
+}
+
+// jobStartEpoch returns the first epoch job name commits (its start_after
+// option plus one), 0 when there is no such job.
+func (e *Engine) jobStartEpoch(ctx context.Context, name string) base.Epoch {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
 		return 0
 	}
-	j, err := cat.Job(viewJobName(name))
+	j, err := cat.Job(name)
 	if err != nil {
 		return 0
 	}

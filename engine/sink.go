@@ -156,16 +156,7 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 // SinkStartEpoch returns the first epoch of sink name INTO a table (the
 // one holding its query's history), 0 when there is no such sink.
 func (e *Engine) SinkStartEpoch(ctx context.Context, name catalog.ObjectName) base.Epoch {
-	cat, err := e.meta.Catalog(ctx)
-	if err != nil {
-		return 0
-	}
-	j, err := cat.Job(sinkJobName(name))
-	if err != nil || len(j.Writes) != 1 {
-		return 0
-	}
-	after, _ := strconv.ParseUint(j.Options[jobOptStartAfter], 10, 64)
-	return base.Epoch(after) + 1
+	return e.jobStartEpoch(ctx, sinkJobName(name))
 }
 
 // DropSink drops a sink: its job stops and the table's DML job comes back.
