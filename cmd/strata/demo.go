@@ -63,7 +63,8 @@ epoch. The last line reads:
 			if err != nil && !(ctx.Err() != nil && sum.Passed+sum.Violated > 0) {
 				return err
 			}
-			fmt.Fprintf(out, "%d events in %v\n", sum.Events, sum.Duration.Round(time.Millisecond))
+			fmt.Fprintf(out, "%d events in %v (%.0f/s); views verified in %v\n", sum.Events, sum.Duration.Round(time.Millisecond),
+				float64(sum.Events)/max(sum.Duration.Seconds(), 1e-9), sum.Verification.Round(time.Millisecond))
 			fmt.Fprintln(out, sum.Line())
 			if sum.Violated > 0 || sum.Verified < sum.Views {
 				return demo.ErrViolations
