@@ -60,6 +60,9 @@ type cache struct {
 		rows    int64               // rows of loaded entries; guarded by mu
 		tick    uint64              // guarded by mu
 		seq     uint64              // last table number; guarded by mu
+		// advanced counts loads replaced by bringing an older table
+		// forward; guarded by mu.
+		advanced int
 	}
 }
 
@@ -69,10 +72,30 @@ func newCache(maxTables int, maxRows int64, drop func(string)) *cache {
 	return c
 }
 
+// loadFunc creates DuckDB table name holding one cache key's rows and
+// returns their count and the table's columns.
+type loadFunc func(name string) (rows int64, cols []duckColumn, err error)
+
+// advanceFunc brings DuckDB table name, which holds the rows of key from
+// (rows of them, columns cols), forward to the key being acquired, in
+// place, and returns its new row count. It returns errNoAdvance, having
+// changed nothing, when the table cannot be brought forward (the
+// relation's changes since from are not readable, or are too many).
+type advanceFunc func(from cacheKey, rows int64, cols []duckColumn, name string) (int64, error)
+
+// errNoAdvance is an advanceFunc's answer that a full load is needed.
+var errNoAdvance = errors.New("olap: the loaded table cannot be brought forward")
+
 // acquire returns the loaded table for key, loading it with load (which
-// gets the DuckDB table name to create) if it is not cached. The caller
-// must release the entry when its query ends.
-func (c *cache) acquire(ctx context.Context, key cacheKey, load func(name string) (rows int64, cols []duckColumn, err error)) (*entry, error) {
+// gets the DuckDB table name to create) if it is not cached. When advance
+// is not nil and an idle loaded table of the same relation and schema at
+// an older snapshot is cached, that table is taken out of the cache and
+// brought forward with advance instead ([cache-advance]): a query at the
+// latest epoch of a table that changes every epoch then costs the epoch's
+// changes, not a full load. If advance fails, the table is dropped (or,
+// on errNoAdvance, put back) and key is loaded in full. The caller must
+// release the entry when its query ends.
+func (c *cache) acquire(ctx context.Context, key cacheKey, load loadFunc, advance advanceFunc) (*entry, error) {
 	c.mu.Lock()
 	c.mu.tick++
 	if e, ok := c.mu.entries[key]; ok {
@@ -90,19 +113,56 @@ func (c *cache) acquire(ctx context.Context, key cacheKey, load func(name string
 			if isContextErr(e.err) && ctx.Err() == nil {
 				// The query that loaded it was cancelled, this one was
 				// not: load again.
-				return c.acquire(ctx, key, load)
+				return c.acquire(ctx, key, load, advance)
 			}
 			return nil, e.err
 		}
 		return e, nil
 	}
+	var prev *entry
+	if advance != nil && key.snapshot != 0 {
+		prev = c.olderIdleLocked(key)
+	}
 	c.mu.seq++
 	e := &entry{key: key, name: fmt.Sprintf("s%d", c.mu.seq), done: make(chan struct{}), refs: 1, lastUse: c.mu.tick}
+	if prev != nil {
+		delete(c.mu.entries, prev.key)
+		c.mu.rows -= prev.rows
+		e.name = prev.name
+	}
 	c.mu.entries[key] = e
 	c.mu.Unlock()
 
-	rows, cols, err := load(e.name)
+	var rows int64
+	var cols []duckColumn
+	var err error
+	if prev != nil {
+		cols = prev.cols
+		rows, err = advance(prev.key, prev.rows, prev.cols, e.name)
+		if err != nil {
+			c.mu.Lock()
+			if _, taken := c.mu.entries[prev.key]; errors.Is(err, errNoAdvance) && !taken {
+				c.mu.entries[prev.key] = prev // unchanged: still holds prev.key
+				c.mu.rows += prev.rows
+				c.mu.Unlock()
+			} else {
+				c.mu.Unlock()
+				c.drop(prev.name)
+			}
+			c.mu.Lock()
+			c.mu.seq++
+			e.name = fmt.Sprintf("s%d", c.mu.seq)
+			c.mu.Unlock()
+			prev = nil
+		}
+	}
+	if prev == nil {
+		rows, cols, err = load(e.name)
+	}
 	c.mu.Lock()
+	if prev != nil && err == nil {
+		c.mu.advanced++
+	}
 	e.rows, e.cols, e.err = rows, cols, err
 	if err != nil {
 		delete(c.mu.entries, key)
@@ -159,6 +219,27 @@ func (c *cache) evictLocked() []string {
 		victims = append(victims, lru.name)
 	}
 	return victims
+}
+
+// olderIdleLocked returns the cached table of key's relation and schema
+// at the newest snapshot older than key's that no query holds, or nil.
+func (c *cache) olderIdleLocked(key cacheKey) *entry {
+	var best *entry
+	for _, o := range c.mu.entries {
+		if o.key.fs != key.fs || o.key.dir != key.dir || o.key.schema != key.schema ||
+			o.key.snapshot == 0 || o.key.snapshot >= key.snapshot || o.refs > 0 {
+			continue
+		}
+		select {
+		case <-o.done:
+		default:
+			continue // still loading
+		}
+		if o.err == nil && (best == nil || o.key.snapshot > best.key.snapshot) {
+			best = o
+		}
+	}
+	return best
 }
 
 // stats returns the number of loaded tables and rows held.

@@ -24,7 +24,7 @@ func TestCacheBoundsAndPins(t *testing.T) {
 		e, err := c.acquire(context.Background(), cacheKey{dir: "t", snapshot: id}, func(string) (int64, []duckColumn, error) {
 			loads++
 			return rows, nil, nil
-		})
+		}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestCacheSharesOneLoadAndRetriesACancelledOne(t *testing.T) {
 			close(started)
 			<-release
 			return 0, nil, fmt.Errorf("loading: %w", ctx1.Err())
-		})
+		}, nil)
 	}()
 	<-started
 	loads := 0
@@ -76,7 +76,7 @@ func TestCacheSharesOneLoadAndRetriesACancelledOne(t *testing.T) {
 		e, err := c.acquire(context.Background(), key, func(string) (int64, []duckColumn, error) {
 			loads++
 			return 7, nil, nil
-		})
+		}, nil)
 		if err == nil && e.rows != 7 {
 			err = fmt.Errorf("rows %d", e.rows)
 		}

@@ -80,6 +80,23 @@
 // is never dropped, so while queries hold more than the bounds allow the
 // cache stays over them until those queries end.
 //
+// [cache-advance] A table that changes every epoch would otherwise be
+// loaded in full for each query at its newest epoch. When the cache holds
+// the same table (directory, file system, schema) at an older snapshot
+// and no query uses it, that loaded table is brought forward in place by
+// the table's changelog between the two snapshots: for a primary-key
+// table, each key the changelog touches is deleted and its last row is
+// appended if that row is an insert or an update's new row; an append
+// table's new rows are appended. The changelog gives a key's value exactly
+// with Paimon's lookup changelog producer, or with the input producer
+// under the deduplicate merge engine (a key's last row is its value);
+// other tables, an expired or re-created snapshot, a commit without a
+// changelog, or a changelog longer than half the loaded rows fall back to
+// a full load, and so does any failure while bringing forward (the
+// half-changed DuckDB table is dropped). The older snapshot's entry leaves
+// the cache when it is taken, so no query ever sees a table between two
+// snapshots.
+//
 // Loading goes through DuckDB's appender (typed data chunks, no SQL per
 // row), one appender and connection per core for tables of more than 200k
 // rows; rows holding an infinite DATE or TIMESTAMP, which the appender

@@ -2,9 +2,11 @@ package olap
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/stratadb/strata/internal/base"
@@ -60,7 +62,155 @@ func (e *Engine) acquireInput(ctx context.Context, in Input) (*entry, error) {
 		}
 		cols, err := e.load(ctx, in.Name, name, sc, rows)
 		return int64(len(rows)), cols, err
+	}, func(from cacheKey, rows int64, cols []duckColumn, name string) (int64, error) {
+		if sn == nil {
+			return 0, errNoAdvance
+		}
+		return e.advance(ctx, in.Name, st, sc, sn, from, rows, cols, name)
 	})
+}
+
+// advance brings DuckDB table strata_data.name, which holds the rows of
+// relation tableName at snapshot from.snapshot (rows of them), forward to
+// snapshot to by applying the table's changelog between them
+// ([cache-advance]): for a primary-key table, every key the changelog
+// touches is deleted and the key's last changelog row, if it is an insert
+// or an update's new row, is appended; for an append table the new rows
+// are appended. The changelog gives a key's value exactly when it is
+// Paimon's lookup changelog (exact -U/+U) or, for the deduplicate merge
+// engine, the input rows themselves (the last row of a key is its value);
+// other tables, a snapshot that is gone, a changelog longer than half the
+// table, or a table re-created under the same directory give errNoAdvance
+// with the DuckDB table untouched.
+func (e *Engine) advance(ctx context.Context, tableName string, st *store.Store, sc *schema.Schema, to *snapshot.Snapshot, from cacheKey, rows int64, cols []duckColumn, name string) (int64, error) {
+	o, err := schema.ParseOptions(sc)
+	if err != nil {
+		return 0, errNoAdvance
+	}
+	keyed := sc.HasPrimaryKey()
+	if keyed && o.ChangelogProducer != schema.ChangelogLookup &&
+		(o.ChangelogProducer != schema.ChangelogInput || o.MergeEngine != schema.Deduplicate) {
+		return 0, errNoAdvance
+	}
+	if latest, err := st.Schemas.Latest(); err != nil || latest.ID != sc.ID {
+		return 0, errNoAdvance // the stream reads with the latest schema
+	}
+	if old, err := st.Snapshots.Get(from.snapshot); err != nil || old.TimeMillis != from.snapTime {
+		return 0, errNoAdvance // expired, or another table's snapshot
+	}
+	for id := from.snapshot + 1; id <= to.ID; id++ {
+		sn, err := st.Snapshots.Get(id)
+		if err != nil {
+			return 0, errNoAdvance
+		}
+		if keyed && sn.CommitKind == snapshot.Append && sn.ChangelogManifestList.IsZero() {
+			return 0, errNoAdvance // no changelog written for this commit
+		}
+	}
+	stream, err := scan.NewStream(st, scan.Position{Snapshot: from.snapshot + 1}, "")
+	if err != nil {
+		return 0, errNoAdvance
+	}
+	limit := rows/2 + 10_000
+	var changes []scan.Change
+	for stream.Position().Snapshot <= to.ID {
+		b, ok, err := stream.Next()
+		if err != nil {
+			return 0, errNoAdvance
+		}
+		if !ok {
+			if stream.Position().Snapshot > to.ID {
+				break
+			}
+			return 0, errNoAdvance
+		}
+		if b.Snapshot > to.ID {
+			break // compactions up to to were skipped; this is past it
+		}
+		changes = append(changes, b.Changes...)
+		if int64(len(changes)) > limit {
+			return 0, errNoAdvance // a full load is cheaper
+		}
+	}
+	var upserts []types.Row
+	var keys []types.Row
+	if keyed {
+		idx, kts := sc.KeyIndexes(), sc.KeyTypes()
+		last := map[string]int{}
+		var order []string
+		var buf []byte
+		for i, ch := range changes {
+			buf = types.EncodeKey(buf[:0], ch.Row, idx, kts)
+			if _, seen := last[string(buf)]; !seen {
+				order = append(order, string(buf))
+			}
+			last[string(buf)] = i
+		}
+		for _, k := range order {
+			ch := changes[last[k]]
+			key := make(types.Row, len(idx))
+			for j, c := range idx {
+				key[j] = ch.Row[c]
+			}
+			keys = append(keys, key)
+			if ch.Kind == types.Insert || ch.Kind == types.UpdateAfter {
+				upserts = append(upserts, ch.Row)
+			}
+		}
+	} else {
+		for _, ch := range changes {
+			if ch.Kind != types.Insert {
+				return 0, errNoAdvance
+			}
+			upserts = append(upserts, ch.Row)
+		}
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	deleted, err := deleteKeys(ctx, conn, name, sc, cols, keys)
+	if err != nil {
+		return 0, mapError(fmt.Errorf("table %s: deleting changed keys: %w", tableName, err))
+	}
+	if err := appendRows(ctx, conn, dataSchema, name, cols, upserts); err != nil {
+		return 0, mapError(fmt.Errorf("table %s: appending changed rows: %w", tableName, err))
+	}
+	return rows - deleted + int64(len(upserts)), nil
+}
+
+// deleteKeys deletes from strata_data.name the rows whose primary key is
+// one of keys (rows of the key columns, in key order) and returns how many
+// it deleted. The keys go through a DuckDB table of their own.
+func deleteKeys(ctx context.Context, conn *sql.Conn, name string, sc *schema.Schema, cols []duckColumn, keys []types.Row) (int64, error) {
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	idx := sc.KeyIndexes()
+	kcols := make([]duckColumn, len(idx))
+	var on []string
+	for j, c := range idx {
+		kcols[j] = cols[c]
+		on = append(on, "t."+quoteIdent(cols[c].name)+" = d."+quoteIdent(cols[c].name))
+	}
+	dname := name + "_keys"
+	qd := dataSchema + "." + quoteIdent(dname)
+	if _, err := conn.ExecContext(ctx, "DROP TABLE IF EXISTS "+qd); err != nil {
+		return 0, err
+	}
+	if _, err := conn.ExecContext(ctx, createSQL(qd, kcols)); err != nil {
+		return 0, err
+	}
+	defer conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS "+qd)
+	if err := appendRows(ctx, conn, dataSchema, dname, kcols, keys); err != nil {
+		return 0, err
+	}
+	res, err := conn.ExecContext(ctx, "DELETE FROM "+dataSchema+"."+quoteIdent(name)+" AS t USING "+qd+" AS d WHERE "+strings.Join(on, " AND "))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // storeError classifies an error of the table store: corruption is XX001,
