@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table/fileio"
 )
 
 // olapEngine returns the instance's embedded DuckDB engine, opening it on
@@ -20,7 +22,14 @@ func (e *Engine) olapEngine() (*olap.Engine, error) {
 	e.olapOnce.Do(func() {
 		// A bounded cache: a table that changes every epoch is loaded
 		// again for each new snapshot, and old loads must not pile up.
-		e.olap, e.olapErr = olap.Open(olap.Options{CacheTables: 8, CacheRows: 2 << 20})
+		opts := olap.Options{CacheTables: 8, CacheRows: 2 << 20}
+		if local, ok := e.fs.(*fileio.Local); ok {
+			// DuckDB reads append tables straight from their Parquet files.
+			if root, err := filepath.Abs(local.Path(".")); err == nil {
+				opts.ParquetDirs = []string{root}
+			}
+		}
+		e.olap, e.olapErr = olap.Open(opts)
 	})
 	return e.olap, e.olapErr
 }

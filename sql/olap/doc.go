@@ -97,6 +97,18 @@
 // the cache when it is taken, so no query ever sees a table between two
 // snapshots.
 //
+// [append-parquet] An append table on a local warehouse listed in
+// Options.ParquetDirs is not loaded at all: its entry is a DuckDB view
+// over read_parquet of the snapshot's live data files, each column cast to
+// its loaded type (NUMERIC from its decimal text; Strata's -infinity, one
+// below DuckDB's, mapped to DuckDB's), so DuckDB's parallel Parquet reader
+// scans the files and the cache holds no rows for it. Every file's size
+// and CRC32C are checked against the manifest first, as every read of the
+// store is. Tables with an INTERVAL or unconstrained NUMERIC column, files
+// written under an older schema, and other file systems are loaded. DuckDB
+// runs with external access off: it may read files under ParquetDirs and
+// nowhere else.
+//
 // Loading goes through DuckDB's appender (typed data chunks, no SQL per
 // row), one appender and connection per core for tables of more than 200k
 // rows; rows holding an infinite DATE or TIMESTAMP, which the appender

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"github.com/cockroachdb/apd/v3"
 	"strconv"
@@ -46,6 +47,11 @@ type Options struct {
 	// MemoryLimit is DuckDB's memory limit, e.g. "4GB" (default: DuckDB's,
 	// 80% of RAM).
 	MemoryLimit string
+	// ParquetDirs are the directories of local warehouses whose append
+	// tables DuckDB reads straight from their Parquet data files
+	// ([append-parquet]); DuckDB reads no other file. Append tables
+	// elsewhere are loaded row by row.
+	ParquetDirs []string
 }
 
 // QueryOptions are per query.
@@ -82,7 +88,12 @@ type Engine struct {
 	connector *duck.Connector
 	db        *sql.DB
 	cache     *cache
-	catalogs  *catalogCache
+	// views names the cache entries that are DuckDB views over Parquet
+	// files rather than loaded tables ([append-parquet]).
+	views    sync.Map
+	catalogs *catalogCache
+	// parquetDirs are Options.ParquetDirs.
+	parquetDirs []string
 
 	mu struct {
 		sync.Mutex
@@ -105,6 +116,10 @@ func Open(opts Options) (*Engine, error) {
 	if opts.MemoryLimit != "" {
 		dsn += "&memory_limit=" + opts.MemoryLimit
 	}
+	// External access is turned off once the directories DuckDB may read
+	// are set, below: it cannot be turned on again, nor the directories
+	// changed, afterwards.
+	dsn = strings.Replace(dsn, "&enable_external_access=false", "", 1)
 	connector, err := duck.NewConnector(dsn, func(ex driver.ExecerContext) error {
 		// PostgreSQL's semantics where DuckDB's differ ([pg-settings]).
 		for _, s := range []string{
@@ -121,7 +136,12 @@ func Open(opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("olap: open DuckDB: %w", err)
 	}
 	db := sql.OpenDB(connector)
-	e := &Engine{connector: connector, db: db}
+	if err := lockDown(db, opts.ParquetDirs); err != nil {
+		db.Close()
+		connector.Close()
+		return nil, fmt.Errorf("olap: open DuckDB: %w", err)
+	}
+	e := &Engine{connector: connector, db: db, parquetDirs: opts.ParquetDirs}
 	e.mu.conns = map[any]*connState{}
 	db.SetMaxIdleConns(16) // keep connections, and the names bound on them, between queries
 	for _, q := range append(append([]string{"CREATE SCHEMA " + dataSchema}, divisionMacros...), compatMacros...) {
@@ -144,6 +164,31 @@ func (e *Engine) Close() error {
 	return err
 }
 
+// lockDown lets DuckDB read files under dirs and nothing else: no other
+// file, no network, no extension.
+func lockDown(db *sql.DB, dirs []string) error {
+	if len(dirs) > 0 {
+		quoted := make([]string, len(dirs))
+		for i, d := range dirs {
+			quoted[i] = quoteString(strings.TrimSuffix(d, "/") + "/")
+		}
+		if _, err := db.Exec("SET GLOBAL allowed_directories = [" + strings.Join(quoted, ", ") + "]"); err != nil {
+			return err
+		}
+	}
+	if _, err := db.Exec("SET GLOBAL enable_external_access = false"); err != nil {
+		return err
+	}
+	var on bool
+	if err := db.QueryRow("SELECT current_setting('enable_external_access')").Scan(&on); err != nil {
+		return err
+	}
+	if on {
+		return errors.New("external access is still enabled")
+	}
+	return nil
+}
+
 // CacheStats returns the number of loaded tables the engine keeps and the
 // rows they hold.
 func (e *Engine) CacheStats() (tables int, rows int64) { return e.cache.stats() }
@@ -151,7 +196,11 @@ func (e *Engine) CacheStats() (tables int, rows int64) { return e.cache.stats() 
 func (e *Engine) dropTable(name string) {
 	// A failed drop leaks memory but no wrong answer: the name is never
 	// handed out again.
-	_, _ = e.db.Exec("DROP TABLE IF EXISTS " + dataSchema + "." + quoteIdent(name))
+	kind := "TABLE"
+	if _, ok := e.views.LoadAndDelete(name); ok {
+		kind = "VIEW"
+	}
+	_, _ = e.db.Exec("DROP " + kind + " IF EXISTS " + dataSchema + "." + quoteIdent(name))
 }
 
 func (e *Engine) dropSchema(name string) {

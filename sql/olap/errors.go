@@ -32,6 +32,9 @@ func mapError(err error) error {
 		return sqlerr.From(err)
 	}
 	msg := de.Msg
+	if msg == "" { // the driver's own errors (binding, types) carry no Msg
+		msg = err.Error()
+	}
 	if _, rest, ok := strings.Cut(msg, " Error: "); ok && !strings.Contains(msg[:len(msg)-len(rest)], "\n") {
 		msg = rest
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,6 +13,8 @@ import (
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/manifest"
 	"github.com/stratadb/strata/table/scan"
 	"github.com/stratadb/strata/table/schema"
 	"github.com/stratadb/strata/table/snapshot"
@@ -44,6 +47,11 @@ func (e *Engine) acquireInput(ctx context.Context, in Input) (*entry, error) {
 	key := cacheKey{fs: fsKey(st.FS, st), dir: st.Dir, schema: sc.ID}
 	if sn != nil {
 		key.snapshot, key.snapTime = sn.ID, sn.TimeMillis
+	}
+	if local, ok := st.FS.(*fileio.Local); ok && sn != nil && parquetReadable(sc) && e.readsParquetIn(local.Path(st.Dir)) {
+		return e.cache.acquire(ctx, key, func(name string) (int64, []duckColumn, error) {
+			return e.viewFiles(ctx, in.Name, name, local, st, sn, sc)
+		}, nil)
 	}
 	return e.cache.acquire(ctx, key, func(name string) (int64, []duckColumn, error) {
 		if sn != nil && streamable(sc) {
@@ -344,4 +352,150 @@ func (e *Engine) loadFiles(ctx context.Context, tableName, name string, st *stor
 		return 0, nil, err
 	}
 	return total, cols, nil
+}
+
+// readsParquetIn reports whether DuckDB may read files under dir
+// (Options.ParquetDirs).
+func (e *Engine) readsParquetIn(dir string) bool {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for _, d := range e.parquetDirs {
+		if rel, err := filepath.Rel(d, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// parquetReadable reports whether DuckDB can read a table's data files
+// itself and give exactly the rows a load would ([append-parquet]): an
+// append table (no merge) whose columns all have a Parquet type DuckDB
+// reads as the loaded type, NUMERIC only with a declared precision
+// (stored as its decimal text, cast back exactly) and no INTERVAL (stored
+// in a 16-byte layout of Strata's own).
+func parquetReadable(sc *schema.Schema) bool {
+	if sc.HasPrimaryKey() {
+		return false
+	}
+	for _, f := range sc.Fields {
+		switch f.Type.Kind {
+		case types.KindBool, types.KindInt16, types.KindInt32, types.KindInt64, types.KindFloat32, types.KindFloat64,
+			types.KindChar, types.KindVarchar, types.KindText, types.KindUUID, types.KindBytea,
+			types.KindDate, types.KindTime, types.KindTimestamp, types.KindTimestampTZ:
+		case types.KindNumeric:
+			if f.Type.Precision <= 0 || f.Type.Precision > maxDecimalWidth {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// viewFiles makes strata_data.name a DuckDB view over the Parquet data
+// files of append table tableName at snapshot sn, read by DuckDB's own
+// parallel Parquet reader rather than decoded and appended row by row
+// ([append-parquet]). Each file's size and CRC32C are checked against its
+// manifest entry first, as every read of the store does. A file written
+// with an older schema (before a column was added) makes it load the
+// table instead. It returns the rows it holds in memory: none for a view.
+func (e *Engine) viewFiles(ctx context.Context, tableName, name string, local *fileio.Local, st *store.Store, sn *snapshot.Snapshot, sc *schema.Schema) (int64, []duckColumn, error) {
+	cols, err := duckColumns(tableName, sc, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	live, err := st.LiveFiles(sn)
+	if err != nil {
+		return 0, nil, storeError(fmt.Errorf("table %s: %w", tableName, err))
+	}
+	paths := make([]string, len(live))
+	for i, en := range live {
+		if en.File.SchemaID != int64(sc.ID) {
+			return e.loadFiles(ctx, tableName, name, st, sn, sc)
+		}
+		if paths[i], err = filepath.Abs(local.Path(st.DataPath(en.Bucket, en.File.Name))); err != nil {
+			return 0, nil, storeError(fmt.Errorf("table %s: %w", tableName, err))
+		}
+	}
+	if err := checkFiles(ctx, st, live); err != nil {
+		return 0, nil, storeError(fmt.Errorf("table %s at snapshot %d: %w", tableName, sn.ID, err))
+	}
+	qualified := dataSchema + "." + quoteIdent(name)
+	if len(paths) == 0 {
+		if _, err := e.db.ExecContext(ctx, createSQL(qualified, cols)); err != nil {
+			return 0, nil, mapError(fmt.Errorf("table %s: %w", tableName, err))
+		}
+		return 0, cols, nil
+	}
+	var b strings.Builder
+	b.WriteString("CREATE VIEW " + qualified + " AS SELECT ")
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(parquetColumn(c) + " AS " + quoteIdent(c.name))
+	}
+	b.WriteString(" FROM read_parquet([")
+	for i, p := range paths {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteString(p))
+	}
+	b.WriteString("])")
+	if _, err := e.db.ExecContext(ctx, b.String()); err != nil {
+		return 0, nil, mapError(fmt.Errorf("table %s: %w", tableName, err))
+	}
+	e.views.Store(name, true)
+	return 0, cols, nil
+}
+
+// parquetColumn is the expression that reads column c from a data file as
+// its loaded DuckDB type (a cast: NUMERIC from its decimal text, TIME
+// from Parquet's UTC-adjusted TIME); -infinity, which
+// Strata stores as the smallest int64 (int32 for DATE) and DuckDB as one
+// above it (so Strata's compares below DuckDB's), mapped to DuckDB's.
+func parquetColumn(c duckColumn) string {
+	q := "CAST(" + quoteIdent(c.name) + " AS " + c.duck + ")"
+	switch c.typ.Kind {
+	case types.KindTimestamp, types.KindTimestampTZ, types.KindDate:
+		inf := "'-infinity'::" + c.duck
+		return "CASE WHEN " + q + " < " + inf + " THEN " + inf + " ELSE " + q + " END"
+	}
+	return q
+}
+
+// checkFiles reads every file of live and checks its size and checksum,
+// up to GOMAXPROCS files at once.
+func checkFiles(ctx context.Context, st *store.Store, live []manifest.Entry) error {
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, en := range live {
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if _, err := fileio.ReadChecked(st.FS, st.DataPath(en.Bucket, en.File.Name), en.File.Size, uint32(en.File.CRC)); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
 }

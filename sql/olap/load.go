@@ -243,6 +243,12 @@ func appendRows(ctx context.Context, conn *sql.Conn, schemaName, tableName strin
 				b.WriteString(lit)
 				continue
 			}
+			if k := cols[i].typ.Kind; !r[i].IsNull() && (k == types.KindUUID || k == types.KindJSONB || k == types.KindNumeric) {
+				// The driver binds neither UUID nor JSON as a parameter,
+				// and driverValue gives NUMERIC's unscaled coefficient.
+				b.WriteString(quoteString(types.FormatText(r[i], nil)) + "::" + cols[i].duck)
+				continue
+			}
 			v, err := driverValue(r[i], &cols[i])
 			if err != nil {
 				return err

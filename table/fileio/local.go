@@ -27,6 +27,11 @@ func NewLocal(dir string) (*Local, error) {
 
 func (l *Local) abs(p string) string { return filepath.Join(l.root, filepath.FromSlash(p)) }
 
+// Path returns the operating system's path of file p (slash-separated,
+// relative to the root), for readers outside the FS interface such as a
+// query engine that opens Parquet files itself.
+func (l *Local) Path(p string) string { return l.abs(p) }
+
 // ReadFile implements FS.
 func (l *Local) ReadFile(p string) ([]byte, error) {
 	b, err := os.ReadFile(l.abs(p))
