@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -21,10 +22,14 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	var cpuProfile string
-	var stopProfile func()
+	var cpuProfile, memProfile string
+	var stopProfile, stopHeap func()
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
+	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (pprof) of the command to this file every 10s and at the end")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if memProfile != "" {
+			stopHeap = writeHeapProfiles(memProfile, 10*time.Second)
+		}
 		if cpuProfile == "" {
 			return nil
 		}
@@ -46,9 +51,57 @@ func newRootCommand() *cobra.Command {
 		if stopProfile != nil {
 			stopProfile()
 		}
+		if stopHeap != nil {
+			stopHeap()
+		}
 	}
 	root.AddCommand(newVersionCommand(), newDemoCommand(), newStartCommand(), newSQLCommand(), newVerifyCommand(), newBenchCommand())
 	return root
+}
+
+// writeHeapProfiles writes a heap profile to path every interval, each
+// replacing the last whole (written to a temporary file, then renamed), so
+// that a run stopped at any moment leaves a readable profile. The function
+// it returns stops it after one last profile.
+func writeHeapProfiles(path string, interval time.Duration) (stop func()) {
+	write := func() {
+		tmp := path + ".tmp"
+		f, err := os.Create(tmp)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strata: heap profile: %v\n", err)
+			return
+		}
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, path)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "strata: heap profile: %v\n", err)
+		}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				write()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		write()
+	}
 }
 
 func newVersionCommand() *cobra.Command {
