@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -185,6 +186,21 @@ func TestFileSinkRestartsAndFailures(t *testing.T) {
 	}
 	if got, want := fmt.Sprint(sinks), fmt.Sprintf("[[tocsv file %s (csv)] [tojson file %s (json)]]", csvDir, jsonDir); got != want && fmt.Sprint([][2]string{sinks[1], sinks[0]}) != want {
 		t.Fatalf("sinks: %s, want %s", got, want)
+	}
+	lineage, err := e.systemRows(ctx, "lineage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edges []string
+	for _, r := range lineage {
+		if r[0].IsNull() {
+			continue
+		}
+		edges = append(edges, r[0].Str()+"->"+r[1].Str())
+	}
+	sort.Strings(edges)
+	if got, want := strings.Join(edges, " "), "filtered->tocsv t->filtered t->v1 v1->tojson"; got != want {
+		t.Fatalf("lineage %s, want %s", got, want)
 	}
 	for range 10 {
 		apply(4)

@@ -113,7 +113,8 @@ var systemTables = map[string]systemTable{
 			return out, nil
 		},
 	},
-	// lineage: one row per edge, object read by a job -> object it writes.
+	// lineage: one row per edge, object read by a job -> object it writes
+	// (for an external sink, the sink).
 	"lineage": {
 		cols: sysCols("upstream", "TEXT", "downstream", "TEXT", "job", "TEXT"),
 		rows: func(ctx context.Context, e *Engine) ([]types.Row, error) {
@@ -123,6 +124,13 @@ var systemTables = map[string]systemTable{
 			}
 			var out []types.Row
 			for _, j := range cat.Jobs() {
+				if j.Kind == catalog.JobSink {
+					// An external sink writes no table: its edge ends at
+					// the sink's own name.
+					for _, r := range j.Reads {
+						out = append(out, types.Row{text(r.Name), text(j.Options[jobOptSink]), text(j.Name)})
+					}
+				}
 				for _, w := range j.Writes {
 					if len(j.Reads) == 0 {
 						out = append(out, types.Row{types.Null, text(w.Name), text(j.Name)})
