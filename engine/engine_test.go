@@ -205,7 +205,9 @@ func TestRefusals(t *testing.T) {
 		}, sqlerr.DuplicateTable},
 		{"unknown column", func() error { return e.CreateView(ctx, v1Name, "SELECT nope FROM t", nil, false) }, sqlerr.UndefinedColumn},
 		{"unknown table", func() error { return e.CreateView(ctx, v1Name, "SELECT k FROM nope", nil, false) }, sqlerr.UndefinedTable},
-		{"no key", func() error { return e.CreateView(ctx, v1Name, "SELECT v FROM t", nil, false) }, sqlerr.FeatureNotSupported},
+		{"multiset view with a column named as the hidden count", func() error {
+			return e.CreateView(ctx, v1Name, "SELECT v AS _strata_count FROM t", nil, false)
+		}, sqlerr.DuplicateColumn},
 		{"unnamed column", func() error { return e.CreateView(ctx, v1Name, "SELECT k, v + 1 FROM t", nil, false) }, sqlerr.InvalidColumnDefinition},
 		{"unknown option", func() error {
 			return e.CreateTable(ctx, catalog.Table{Name: catalog.Name("dev", "u"), Columns: cols, PrimaryKey: []string{"k"}, Options: map[string]string{"colour": "red"}}, false)

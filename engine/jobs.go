@@ -297,6 +297,10 @@ func (v *viewEndpoints) Source(rel *plan.Relation, _ int) operator.Source {
 	for i, c := range rel.Columns {
 		tps[i] = c.Type
 	}
+	if rel.Multiset {
+		// Each stored row with its multiplicity (plan.Relation.Multiset).
+		tps = append(tps, types.Int64)
+	}
 	return tablesource.New(tablesource.Config{Table: t, Name: rel.Name, Types: tps, Consumer: v.job, StartAfter: v.startAfter})
 }
 
@@ -399,6 +403,9 @@ func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Ta
 	if err != nil {
 		return nil, err
 	}
+	if c := multisetColumn(t); c != "" {
+		p = planner.Multiset(p, c)
+	}
 	after, _ := strconv.ParseUint(def.Options[jobOptStartAfter], 10, 64)
 	ep := &viewEndpoints{e: e, job: def.Name, cat: cat, name: t.Name, startAfter: base.Epoch(after)}
 	if out, err := e.Table(t.Name); err == nil {
@@ -419,9 +426,19 @@ func (e *Engine) ExplainView(ctx context.Context, db, query string) (string, err
 	if err != nil {
 		return "", err
 	}
-	j, err := planner.Build("explain", p, &viewEndpoints{e: e, cat: cat, name: catalog.ObjectName{Database: db}}, planner.Options{Parallelism: e.opts.Parallelism})
+	ep := &viewEndpoints{e: e, cat: cat, name: catalog.ObjectName{Database: db}}
+	j, err := planner.Build("explain", p, ep, planner.Options{Parallelism: e.opts.Parallelism})
 	if err != nil {
 		return "", err
+	}
+	if _, _, _, err := viewColumns(catalog.ObjectName{Database: db}, p); errors.Is(err, errNoKey) && j.Mode != planner.AppendOnly {
+		// Stored as a multiset (doc.go, "Multiset views"): the job
+		// counts the copies of each row.
+		p = planner.Multiset(p, multisetCountColumn)
+		if j, err = planner.Build("explain", p, ep, planner.Options{Parallelism: e.opts.Parallelism}); err != nil {
+			return "", err
+		}
+		return plan.Explain(p) + "\n" + j.Explain + "\nstored as a multiset: no unique key and retractions; keyed by all columns, " + multisetCountColumn + " (hidden) counts each row's copies", nil
 	}
 	return plan.Explain(p) + "\n" + j.Explain, nil
 }

@@ -46,8 +46,13 @@ func tableStoreOption(k string) bool {
 }
 
 // Options of a table that belong to neither the table store nor the
-// connector: the watermark of WATERMARK FOR col AS col - INTERVAL '...'.
+// connector: the watermark of WATERMARK FOR col AS col - INTERVAL '...',
+// and the mark of a multiset view.
 const (
+	// OptionMultiset marks a view stored as a multiset (doc.go, "Multiset
+	// views"); its value names the hidden multiplicity column, the last
+	// of the view's stored columns and absent from its catalog columns.
+	OptionMultiset = "multiset.count-column"
 	// OptionWatermarkColumn names the event-time column.
 	OptionWatermarkColumn = "watermark.column"
 	// OptionWatermarkDelay is the delay, in time.Duration's text.
@@ -71,6 +76,20 @@ func splitOptions(opts map[string]string) (store, conn map[string]string, connec
 		}
 	}
 	return store, conn, connector
+}
+
+// multisetCountColumn is the hidden multiplicity column of a multiset
+// view: BIGINT, never NULL, at least 1 in every stored row.
+const multisetCountColumn = "_strata_count"
+
+// multisetColumn returns the hidden multiplicity column of t, "" when t
+// is not a multiset view (only CreateView marks one; the option on a
+// table, which a connector's options could carry, means nothing).
+func multisetColumn(t catalog.Table) string {
+	if t.Kind != catalog.KindView {
+		return ""
+	}
+	return t.Options[OptionMultiset]
 }
 
 func fieldsOf(cols []catalog.Column) []schema.Field {
@@ -365,14 +384,32 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	if err != nil {
 		return err
 	}
+	storeCols := cols
 	if appendOnly && j.Mode != planner.AppendOnly {
-		// Without a key, only a view whose changelog inserts and never
-		// retracts can be stored: as an append table, like a Flink
-		// INSERT INTO a Paimon append table.
-		return sqlerr.New(sqlerr.FeatureNotSupported,
-			"materialized view %s has no unique key Strata can infer and its changes are not insert-only (%s): select the primary key columns of its input, or GROUP BY", name.Name, j.Mode)
+		// Without a key, a view whose changelog inserts and never
+		// retracts is an append table, like a Flink INSERT INTO a Paimon
+		// append table; one that retracts is a multiset (doc.go,
+		// "Multiset views"): keyed by all of its columns, with each row's
+		// multiplicity in a hidden last column.
+		for _, c := range cols {
+			if c.Name == multisetCountColumn {
+				return sqlerr.New(sqlerr.DuplicateColumn,
+					"materialized view %s: column %q is the hidden multiplicity column of a view without a unique key; give the column another name", name.Name, c.Name)
+			}
+			pk = append(pk, c.Name)
+			nullableKey = nullableKey || !c.NotNull
+		}
+		if nullableKey {
+			storeOpts[schema.OptionNullableKey] = "true"
+		}
+		t.Options = maps.Clone(storeOpts)
+		t.Options[OptionMultiset] = multisetCountColumn
+		if _, err := e.planViewJob(withTable(cat, t), def, t); err != nil {
+			return err
+		}
+		storeCols = append(slices.Clone(cols), catalog.Column{Name: multisetCountColumn, Type: types.Int64, NotNull: true})
 	}
-	if _, err := e.createStorage(name, cols, pk, storeOpts); err != nil {
+	if _, err := e.createStorage(name, storeCols, pk, storeOpts); err != nil {
 		return err
 	}
 	undo := func(err error) error { return errors.Join(err, e.dropStorage(name, def.Name)) }

@@ -43,6 +43,8 @@ type OLAPQuery struct {
 	Tables []catalog.ObjectName
 	olap   *olap.Engine
 	names  []string
+	// multiset[i] tells whether Tables[i] is a multiset view.
+	multiset []bool
 }
 
 // PlanOLAP finds the tables text reads (as DuckDB's parser sees its FROM
@@ -69,7 +71,8 @@ func (e *Engine) PlanOLAP(ctx context.Context, db, text string) (q *OLAPQuery, o
 			return nil, false, nil
 		}
 		on := rels.objectName(n)
-		if _, err := cat.Table(on); err != nil {
+		t, err := cat.Table(on)
+		if err != nil {
 			if cat.IsSource(on) {
 				return nil, false, sqlerr.New(sqlerr.FeatureNotSupported, "source %q cannot be read directly yet; create a table from it", n)
 			}
@@ -77,6 +80,7 @@ func (e *Engine) PlanOLAP(ctx context.Context, db, text string) (q *OLAPQuery, o
 		}
 		q.Tables = append(q.Tables, on)
 		q.names = append(q.names, n)
+		q.multiset = append(q.multiset, multisetColumn(t) != "")
 	}
 	return q, len(q.Tables) > 0, nil
 }
@@ -89,7 +93,7 @@ func (e *Engine) olapInputs(q *OLAPQuery, epochs map[catalog.ObjectName]base.Epo
 		if err != nil {
 			return nil, err
 		}
-		in = append(in, olap.Input{Name: q.names[i], Table: t, Epoch: epochs[n]})
+		in = append(in, olap.Input{Name: q.names[i], Table: t, Epoch: epochs[n], Multiset: q.multiset[i]})
 	}
 	return in, nil
 }

@@ -80,6 +80,7 @@ func relationOf(t catalog.Table) *plan.Relation {
 	if len(rel.PrimaryKey) > 0 && t.Options["changelog-producer"] == string(schema.ChangelogInput) {
 		rel.Upsert = true
 	}
+	rel.Multiset = multisetColumn(t) != ""
 	if col := t.Options[OptionWatermarkColumn]; col != "" {
 		d, _ := time.ParseDuration(t.Options[OptionWatermarkDelay])
 		for i, c := range t.Columns {

@@ -516,15 +516,28 @@ func (e *Engine) buildExternalSinkJob(cat *catalog.Catalog, def catalog.Job) (*g
 		return nil, err
 	}
 	after, _ := strconv.ParseUint(def.Options[jobOptStartAfter], 10, 64)
-	return &graph.Job{Name: def.Name,
+	ts := columnTypes(t.Columns)
+	g := &graph.Job{Name: def.Name,
 		Vertices: []graph.Vertex{
 			{Name: "source", Parallelism: 1, NewSource: func(int) operator.Source {
-				return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: columnTypes(t.Columns), Consumer: def.Name, StartAfter: base.Epoch(after)})
+				return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: ts, Consumer: def.Name, StartAfter: base.Epoch(after)})
 			}},
 			{Name: "sink", Parallelism: 1, NewOperator: newSink},
 		},
 		Edges: []graph.Edge{{From: "source", To: "sink", Partitioning: graph.Forward}},
-	}, nil
+	}
+	if multisetColumn(t) != "" {
+		// A multiset view's rows with their multiplicities: the sink
+		// gets each row as often as it occurs (doc.go, "Multiset views").
+		stored := append(slices.Clone(ts), types.Int64)
+		g.Vertices[0].NewSource = func(int) operator.Source {
+			return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: stored, Consumer: def.Name, StartAfter: base.Epoch(after)})
+		}
+		g.Vertices = append(g.Vertices, graph.Vertex{Name: "repeat", Parallelism: 1,
+			NewOperator: func(int) operator.Operator { return &stream.Repeat{Types: ts} }})
+		g.Edges = []graph.Edge{{From: "source", To: "repeat", Partitioning: graph.Forward}, {From: "repeat", To: "sink", Partitioning: graph.Forward}}
+	}
+	return g, nil
 }
 
 // failingOperator fails the job attempt that opens it with err.

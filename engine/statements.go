@@ -160,6 +160,11 @@ func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode
 	if err != nil {
 		return nil, nil, sqlerr.Wrap(sqlerr.SerializationFailure, err)
 	}
+	for _, n := range rels.seen {
+		if t, err := rels.cat.Table(n); err == nil && multisetColumn(t) != "" {
+			r.Rows[n] = expandMultiset(r.Rows[n])
+		}
+	}
 	return readScanner{db: rels.db, rows: r.Rows}, r.Version.Epochs, nil
 }
 
@@ -168,6 +173,10 @@ func (e *Engine) scannerAt(rels *relations, ep base.Epoch) (exec.Scanner, map[ca
 	rows := map[catalog.ObjectName][]types.Row{}
 	epochs := map[catalog.ObjectName]base.Epoch{}
 	for _, n := range rels.seen {
+		ct, err := rels.cat.Table(n)
+		if err != nil {
+			return nil, nil, err
+		}
 		t, err := e.Table(n)
 		if err != nil {
 			return nil, nil, err
@@ -179,7 +188,7 @@ func (e *Engine) scannerAt(rels *relations, ep base.Epoch) (exec.Scanner, map[ca
 		if c < ep {
 			return nil, nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "relation %q has committed epoch %d, not yet %d", n.Name, c, ep)
 		}
-		rs, err := t.ReadAtEpoch(ep)
+		rs, err := e.readRows(ct, ep)
 		if err != nil {
 			return nil, nil, sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState, fmt.Errorf("relation %q at epoch %d: %w", n.Name, ep, err))
 		}

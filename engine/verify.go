@@ -93,7 +93,7 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 	if def, err := cat.Job(viewJobName(view)); err == nil {
 		loc = jobZone(def)
 	}
-	if v, ok, err := e.verifyOLAP(ctx, view, t.Query, tb, at, loc); ok || err != nil {
+	if v, ok, err := e.verifyOLAP(ctx, view, t, tb, at, loc); ok || err != nil {
 		return v, err
 	}
 	st, err := parser.ParseOne(t.Query)
@@ -114,7 +114,7 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 	if err != nil {
 		return Verification{}, fmt.Errorf("recomputing %s: %w", view.Name, err)
 	}
-	got, err := tb.ReadAtEpoch(at)
+	got, err := e.readRows(t, at)
 	if err != nil {
 		return Verification{}, err
 	}
@@ -151,7 +151,8 @@ func multisetDiff(a, b []types.Row) (onlyA, onlyB []types.Row) {
 
 // verifyOLAP verifies with DuckDB; ok is false when DuckDB cannot run the
 // query.
-func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, query string, tb *table.Table, at base.Epoch, loc *time.Location) (Verification, bool, error) {
+func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, t catalog.Table, tb *table.Table, at base.Epoch, loc *time.Location) (Verification, bool, error) {
+	query := t.Query
 	q, ok, err := e.PlanOLAP(ctx, view.Database, query)
 	if err != nil || !ok {
 		return Verification{}, false, nil
@@ -164,7 +165,7 @@ func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, query 
 	if err != nil {
 		return Verification{}, false, err
 	}
-	d, err := q.olap.VerifyIn(ctx, loc, query, in, olap.Input{Name: view.Name, Table: tb, Epoch: at})
+	d, err := q.olap.VerifyIn(ctx, loc, query, in, olap.Input{Name: view.Name, Table: tb, Epoch: at, Multiset: multisetColumn(t) != ""})
 	if err != nil {
 		if sqlerr.Code(err) == sqlerr.SyntaxError || sqlerr.Code(err) == "42883" || sqlerr.Code(err) == sqlerr.UndefinedTable || BeyondOLAP(err) {
 			return Verification{}, false, nil

@@ -51,11 +51,14 @@
 // # Keys [bid-key]
 //
 // Strata keeps a view as a primary-key table, keyed by what the planner
-// can infer (engine, "Keys of views"); a view that keeps bid's rows (q0,
-// q1, q14, ...) has none, because bid is an append table without a key,
-// and is refused. Config.BidKey (`--bid-key`) declares BidKeyColumns as
-// bid's primary key so that those views can run; it makes bid a
-// primary-key table, and a result says so (bid_key).
+// can infer (engine, "Keys of views"); a view that keeps bid's rows has
+// no such key, because bid is an append table without a key. One whose
+// changes are insert-only (q0, q1, q14, ...) is an append table; one that
+// retracts (q7, q13, q20: bid joined with an updating or keyed side) is a
+// multiset view (engine, "Multiset views"), read back with each row as
+// often as it occurs. Config.BidKey (`--bid-key`) declares BidKeyColumns
+// as bid's primary key instead; it makes bid a primary-key table, and a
+// result says so (bid_key).
 //
 // # Against DuckDB
 //

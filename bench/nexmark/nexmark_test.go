@@ -14,13 +14,14 @@ import (
 
 // TestQueriesEqualDuckDB runs a few queries of different shapes (a join, a
 // HOP window with a join of aggregates, a Top-N over a join, session
-// windows, count distinct) over a few thousand events with short
+// windows, count distinct, and the multiset views of bid joined with a
+// window's maximum, a side input and auction) over a few thousand events with short
 // intervals, and checks that each view equals DuckDB's batch result over
 // Parquet of the same events; q12, which the SQL layer cannot plan, is
 // reported unsupported with the planner's error without stopping the run,
 // and the ingest baseline is measured without a view.
 func TestQueriesEqualDuckDB(t *testing.T) {
-	qs, err := Select("q3,q5,q9,q11,q12,q15,ingest")
+	qs, err := Select("q3,q5,q7,q9,q11,q12,q13,q15,q20,ingest")
 	if err != nil {
 		t.Fatal(err)
 	}

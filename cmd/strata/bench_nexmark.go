@@ -31,8 +31,8 @@ the SQL layer cannot run yet is reported as unsupported with the planner's error
 
 --vs-duckdb writes the same events to Parquet, runs each query's batch form in DuckDB,
 prints strata_seconds / duckdb_seconds and checks that the view equals DuckDB's result.
---bid-key declares a primary key on bid (auction, bidder, date_time, extra) so that the
-views that select bid's rows can be kept (Strata needs a unique key per view).`,
+--bid-key declares a primary key on bid (auction, bidder, date_time, extra), so that the
+views that select bid's rows are keyed by it rather than stored as append tables or multisets.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if fromJSON != "" {

@@ -90,7 +90,13 @@
 // a question DuckDB cannot answer the same way (the text of floats, say),
 // which needs expected rows, and those alone judge it; "quiet" marks a
 // query written to check that an unchanged result emits nothing, which
-// the runner checks of every query (invariant quiet below).
+// the runner checks of every query (invariant quiet below); "multiset"
+// runs the view as the engine stores a view without a unique key whose
+// changes retract: grouped by all of its columns with a multiplicity
+// (planner.Multiset), then read back one copy per count (plan.Repeat), as
+// SELECT and downstream views read it (testdata/multiset.slt);
+// TestCorpusAsMultisets runs every compared query of the corpus so too,
+// since the encoding must hold any view's rows.
 //
 // "skipif" keeps a query that is not compared: "unsupported" for what the
 // planner refuses today (subqueries, INTERSECT, window functions other

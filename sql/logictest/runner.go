@@ -218,6 +218,9 @@ func (r *Runner) build(q *Query, par int) (*planner.Job, *endpoints, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if q.Multiset {
+		p = &plan.Repeat{Input: planner.Multiset(p, "_strata_count"), Cols: p.Schema()}
+	}
 	ep := &endpoints{data: q.Data, par: par}
 	job, err := planner.Build("view", p, ep, planner.Options{Parallelism: par, Eval: eval})
 	if err != nil {

@@ -103,6 +103,12 @@ type Query struct {
 	// retracts and adds the same row ("query quiet"): a view whose
 	// result did not change emits nothing (no -U x, +U x noise).
 	Quiet bool
+	// Multiset runs the view as the engine stores a view without a
+	// unique key whose changes retract ("query multiset"): the plan
+	// grouped by all of its columns with its multiplicity
+	// (planner.Multiset), read back as a downstream view reads it, each
+	// row as often as its multiplicity (plan.Repeat).
+	Multiset bool
 	// Skip is SkipUnsupported or SkipBug when the query is not compared,
 	// with SkipReason saying why.
 	Skip, SkipReason string
@@ -453,8 +459,10 @@ func (p *scriptParser) query(line int, rest string) error {
 			q.NoOracle = true
 		case f[0] == "quiet":
 			q.Quiet = true
+		case f[0] == "multiset":
+			q.Multiset = true
 		default:
-			return p.errf(line, "query takes \"nooracle\", \"quiet\" or \"error SQLSTATE [at POSITION]\", not %q", rest)
+			return p.errf(line, "query takes \"nooracle\", \"quiet\", \"multiset\" or \"error SQLSTATE [at POSITION]\", not %q", rest)
 		}
 	}
 	q.SQL = strings.Join(p.block("----", "duckdb", "postgres"), "\n")

@@ -19,7 +19,7 @@ import (
 // and dropped first.
 type connState struct {
 	key   any               // the driver connection
-	views map[string]string // view name -> loaded table name
+	views map[string]string // view name -> its SELECT (viewBody)
 	zone  string            // DuckDB TimeZone, "" if not set by the engine
 }
 
@@ -69,7 +69,8 @@ func (e *Engine) putConnState(st *connState) {
 	e.mu.conns[st.key] = st
 }
 
-// bind makes the connection's views exactly want and its time zone zone.
+// bind makes the connection's views exactly want (view name -> its
+// SELECT) and its time zone zone.
 func (st *connState) bind(ctx context.Context, conn *sql.Conn, want map[string]string, zone string) error {
 	for v, target := range st.views {
 		if want[v] == target {
@@ -84,7 +85,7 @@ func (st *connState) bind(ctx context.Context, conn *sql.Conn, want map[string]s
 		if st.views[v] == target {
 			continue
 		}
-		q := "CREATE OR REPLACE TEMP VIEW " + quoteIdent(v) + " AS SELECT * FROM " + dataSchema + "." + quoteIdent(target)
+		q := "CREATE OR REPLACE TEMP VIEW " + quoteIdent(v) + " AS " + target
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return mapError(err)
 		}
@@ -105,4 +106,16 @@ func zoneName(loc *time.Location) string {
 		return "UTC"
 	}
 	return loc.String()
+}
+
+// viewBody is the SELECT of the view that names loaded table en: the
+// table as it is, or for a multiset view's table (Input.Multiset) each
+// row as many times as its last column says, without that column.
+func viewBody(en *entry, multiset bool) string {
+	from := dataSchema + "." + quoteIdent(en.name)
+	if !multiset || len(en.cols) == 0 {
+		return "SELECT * FROM " + from
+	}
+	count := quoteIdent(en.cols[len(en.cols)-1].name)
+	return "SELECT t.* EXCLUDE (" + count + ") FROM " + from + " AS t, range(t." + count + ") AS strata_copies(copy)"
 }

@@ -187,6 +187,15 @@
 // the view for the rows joined before t last changed: such differences
 // are the lookup join's meaning, not a fault.
 //
+// # Multiset views [multiset-inputs]
+//
+// An Input with Multiset set is the table of a view stored as a multiset
+// (the engine's doc, "Multiset views"): its last column is each row's
+// multiplicity. The query's view of it selects the other columns from
+// the loaded table laterally joined with range(count), so every row
+// appears as often as it occurs and the count column is not visible;
+// Verify expands the stored rows the same way before comparing.
+//
 // # Verify [verify-multiset]
 //
 // Verify runs a view's query over its inputs and compares the result with

@@ -33,6 +33,10 @@ type Input struct {
 	// Epoch is the epoch to read at; it must not be above the table's
 	// committed epoch.
 	Epoch base.Epoch
+	// Multiset says the table stores a multiset view: its last column is
+	// each row's multiplicity, and the SQL sees the other columns, each
+	// row as many times as its multiplicity says ([multiset-inputs]).
+	Multiset bool
 }
 
 // Options configure an Engine. Zero values take the defaults.
@@ -273,7 +277,7 @@ func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string,
 			return err
 		}
 		for _, v := range bindings[i].views {
-			want[v] = entries[i].name
+			want[v] = viewBody(entries[i], in.Multiset)
 		}
 	}
 	conn, err := e.db.Conn(ctx)

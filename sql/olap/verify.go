@@ -132,10 +132,6 @@ func (e *Engine) VerifyIn(ctx context.Context, loc *time.Location, viewQuery str
 	if err != nil {
 		return d, sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState, fmt.Errorf("view %s: %w", stored.Name, err))
 	}
-	if len(res.Columns) != len(sc.Fields) {
-		return d, sqlerr.New(sqlerr.DatatypeMismatch, "view %s has %d columns, its query gives %d", stored.Name, len(sc.Fields), len(res.Columns))
-	}
-	got := res.Rows
 	// Rows read with an older schema are shorter: pad with NULLs.
 	for i, r := range want {
 		for len(r) < len(sc.Fields) {
@@ -143,7 +139,18 @@ func (e *Engine) VerifyIn(ctx context.Context, loc *time.Location, viewQuery str
 		}
 		want[i] = r
 	}
-	for i, f := range sc.Fields {
+	fields := sc.Fields
+	if stored.Multiset {
+		// [multiset-inputs] Each stored row as often as its last column
+		// says.
+		fields = fields[:len(fields)-1]
+		want = expandMultiset(want)
+	}
+	if len(res.Columns) != len(fields) {
+		return d, sqlerr.New(sqlerr.DatatypeMismatch, "view %s has %d columns, its query gives %d", stored.Name, len(fields), len(res.Columns))
+	}
+	got := res.Rows
+	for i, f := range fields {
 		if res.Columns[i].Type == f.Type {
 			continue
 		}
@@ -231,4 +238,20 @@ func viaFloat(v types.Datum) (types.Datum, error) {
 		return types.Null, err
 	}
 	return types.Cast(f, types.Numeric, types.CastContext{})
+}
+
+// expandMultiset returns the rows of a multiset view's stored rows: each
+// as many times as its last column (BIGINT) says, without that column.
+func expandMultiset(stored []types.Row) []types.Row {
+	var out []types.Row
+	for _, r := range stored {
+		c := r[len(r)-1]
+		if c.IsNull() {
+			continue
+		}
+		for range c.Int64() {
+			out = append(out, r[:len(r)-1])
+		}
+	}
+	return out
 }

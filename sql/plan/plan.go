@@ -47,6 +47,13 @@ type Relation struct {
 	// key whatever its other columns say. Without it a keyed changelog
 	// is a retract one: -U and -D carry the exact row they retract.
 	Upsert bool
+	// Multiset says the relation is a view stored as a multiset (a view
+	// without a unique key whose changelog retracts): it has no key, two
+	// of its rows may be equal, and its changelog is a retract one
+	// carrying the exact rows. A source of it (the planner's Endpoints)
+	// delivers each stored row with its multiplicity as one more, last,
+	// BIGINT column, which the planner expands with a Repeat.
+	Multiset bool
 }
 
 // Watermark is a relation's event-time declaration.

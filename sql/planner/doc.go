@@ -140,6 +140,44 @@
 // epoch the job's other sources close. A plan without any Scan closes no
 // epoch and is refused.
 //
+// # Multiset views
+//
+// A view must be stored so that its retractions apply. A view whose rows
+// have a unique key the engine can infer is a primary-key table by that
+// key; one whose changes are insert-only is an append table. A view with
+// neither, such as an append-only stream without a key joined with a
+// keyed or updating side (Nexmark's q7, q13, q20: bid joined with the
+// window's maximum, a side input, auction), produces a retract changelog
+// whose equal rows cannot be told apart: it is stored as a multiset.
+// Multiset(p, c) groups p by all of its columns and counts them, so the
+// job emits, per distinct row, its multiplicity in column c (+I of a new
+// row with count 1, -U/+U when the count moves, -D when it falls to
+// zero), which the engine stores as a primary-key table keyed by all of
+// p's columns, the count a hidden last column. A read expands each row by
+// its count: a Scan of a relation marked plan.Relation.Multiset reads the
+// stored rows with their counts and a Repeat vertex after the source
+// (forward, the source's parallelism) emits each row as many times as its
+// count says, without it; the scan is retract and has no key, so what is
+// built over it follows the rules above (a keyed aggregate over it is a
+// keyed view, a projection of it a multiset view again).
+//
+// This is Flink's SinkUpsertMaterializer turned into a count: the job
+// keeps one state entry per distinct row (the GroupAgg's), and the table
+// write is an idempotent upsert of the absolute count, so a replay after
+// restore writes the same rows again (exactly-once comes from the
+// aggregate's checkpointed state like any keyed view's). Two designs were
+// weighed and dropped. RisingWave gives every row of an append-only
+// table a hidden _row_id and derives the join output's stream key from
+// both sides' keys; that needs a row id that is unique and deterministic
+// across recovery in every source and a hidden column threaded through
+// every operator and the binder's column positions (joins concatenate
+// both sides, so a hidden column in the middle shifts the right side),
+// and it stores one row per copy. Paimon's aggregation merge engine with
+// sum over a count column would need no job state (the sink writes +1 and
+// -1), but the merge never deletes a key whose sum returns to zero: such
+// rows would stay in the table and its changelog forever, and a replayed
+// delta is not idempotent.
+//
 // A Scan of a relation with a Watermark gets a LateFilter right after its
 // source (forward, the source's parallelism): it drops rows whose event
 // time is below the largest seen minus the delay and counts them in

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stratadb/strata/dataflow/graph"
@@ -186,12 +187,21 @@ func (b *builder) node(n plan.Node) (stage, error) {
 		switch {
 		case rel.Upsert && len(rel.PrimaryKey) > 0:
 			mode = Upsert
-		case len(rel.PrimaryKey) > 0:
+		case len(rel.PrimaryKey) > 0 || rel.Multiset:
 			mode = Retract
 		}
 		b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d, %s)", name, par, mode))
 		b.scans++
 		src := stage{vertex: name, types: schemaTypes(n), mode: mode, par: par}
+		if rel.Multiset {
+			// The source gives each stored row with its multiplicity
+			// (plan.Relation.Multiset): one copy per count, see the
+			// package doc, "Multiset views".
+			ts := src.types
+			src.types = append(slices.Clone(ts), types.Int64)
+			src = b.addOperator("repeat", par, src, graph.Forward, nil, nil, ts, Retract,
+				func(int) operator.Operator { return &stream.Repeat{Types: ts} }, "each row by its multiplicity")
+		}
 		if rel.Upsert && len(rel.PrimaryKey) > 0 {
 			src = b.normalize(rel, src)
 		}
@@ -244,8 +254,24 @@ func (b *builder) normalize(rel *plan.Relation, src stage) stage {
 		"upsert changelog by ("+strings.Join(names, ", ")+") to retract")
 }
 
-// aggregate builds the pre-aggregation Map, the hash exchange and the
-// GroupAgg.
+// identity reports whether exprs are the columns of ts in order, so that
+// a Map computing them would copy its input unchanged (a multiset view's
+// count groups by every column: planner.Multiset).
+func identity(exprs []expr.Expr, ts []types.Type) bool {
+	if len(exprs) != len(ts) {
+		return false
+	}
+	for i, e := range exprs {
+		c, ok := e.(*expr.ColumnRef)
+		if !ok || c.Index != i || c.Typ != ts[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// aggregate builds the pre-aggregation Map (left out when it would copy
+// its input unchanged), the hash exchange and the GroupAgg.
 func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
 	in, err := b.node(n.Input)
 	if err != nil {
@@ -293,8 +319,11 @@ func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
 		preTypes[i] = e.Type()
 	}
 	eval := b.opts.Eval
-	pre := b.addOperator("pre-aggregate", in.par, in, graph.Forward, nil, nil, preTypes, in.mode,
-		func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, "keys and arguments")
+	pre := in
+	if !identity(exprs, in.types) {
+		pre = b.addOperator("pre-aggregate", in.par, in, graph.Forward, nil, nil, preTypes, in.mode,
+			func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, "keys and arguments")
+	}
 
 	exKeys, exTypes, par := keyCols, keyTypes, b.opts.Parallelism
 	if global {
