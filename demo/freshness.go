@@ -39,6 +39,21 @@ type FreshnessResult struct {
 	P50Ms           float64 `json:"freshness_p50_ms"`
 	P99Ms           float64 `json:"freshness_p99_ms"`
 	MaxMs           float64 `json:"freshness_max_ms"`
+	// Levels is the same measure for every table of the topology, from
+	// the ingested table bid up to t3 (whose figures are the ones above):
+	// the difference between two levels is what the job between them
+	// adds (its processing, its checkpoint, its table commit, and the
+	// next job's discovery of the commit).
+	Levels []LevelFreshness `json:"levels"`
+}
+
+// LevelFreshness is the time from an epoch's start until one table of the
+// topology committed it, over the epochs measured.
+type LevelFreshness struct {
+	Table string  `json:"table"`
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
 }
 
 // Freshness runs the demo topology at a fixed rate and measures, per
@@ -67,7 +82,6 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 	defer cancel()
 	var mu sync.Mutex
 	starts := map[base.Epoch]time.Time{}
-	seen := map[base.Epoch]time.Time{}
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { // the clock: when each epoch starts
@@ -80,10 +94,16 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 			info, err = e.Meta().WaitEpoch(runCtx, info.Epoch)
 		}
 	}()
-	top := catalog.Name(engine.DefaultDatabase, "t3")
-	go func() { // the top view: when each epoch becomes readable
+	// The committed epochs of every level, polled together: the top view
+	// t3 gives the freshness, the others where it goes (Levels).
+	levels := append([]string{"bid"}, Views...)
+	seen := make([]map[base.Epoch]time.Time, len(levels))
+	for i := range seen {
+		seen[i] = map[base.Epoch]time.Time{}
+	}
+	go func() {
 		defer wg.Done()
-		var last base.Epoch
+		last := make([]base.Epoch, len(levels))
 		t := time.NewTicker(2 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -92,17 +112,19 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 				return
 			case <-t.C:
 			}
-			c, err := e.Meta().CommittedEpoch(runCtx, top)
-			if err != nil || c.Epoch <= last {
-				continue
+			for i, name := range levels {
+				c, err := e.Meta().CommittedEpoch(runCtx, catalog.Name(engine.DefaultDatabase, name))
+				if err != nil || c.Epoch <= last[i] {
+					continue
+				}
+				now := time.Now()
+				mu.Lock()
+				for ep := last[i] + 1; ep <= c.Epoch; ep++ {
+					seen[i][ep] = now
+				}
+				mu.Unlock()
+				last[i] = c.Epoch
 			}
-			now := time.Now()
-			mu.Lock()
-			for ep := last + 1; ep <= c.Epoch; ep++ {
-				seen[ep] = now
-			}
-			mu.Unlock()
-			last = c.Epoch
 		}
 	}()
 	measureFrom := time.Now().Add(cfg.Warmup)
@@ -115,7 +137,7 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 				break loop
 			case <-tick.C:
 				mu.Lock()
-				n := len(seen)
+				n := len(seen[len(seen)-1])
 				mu.Unlock()
 				fmt.Fprintf(cfg.Progress, "\r%5.1fs  epochs readable in t3: %d", time.Since(measureFrom.Add(-cfg.Warmup)).Seconds(), n)
 			}
@@ -124,22 +146,31 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 		fmt.Fprintln(cfg.Progress)
 	}
 	wg.Wait()
-	var lat []float64
+	// The epochs measured are those that started after the warm-up and
+	// that t3 committed; each level is measured over the same epochs.
+	var measured []base.Epoch
 	for ep, st := range starts {
-		if st.Before(measureFrom) {
-			continue
-		}
-		if s, ok := seen[ep]; ok {
-			lat = append(lat, float64(s.Sub(st))/float64(time.Millisecond))
+		if _, ok := seen[len(seen)-1][ep]; ok && !st.Before(measureFrom) {
+			measured = append(measured, ep)
 		}
 	}
-	if len(lat) == 0 {
+	if len(measured) == 0 {
 		return res, fmt.Errorf("no epoch became readable in t3 after the warm-up of %v", cfg.Warmup)
 	}
-	slices.Sort(lat)
-	q := func(p float64) float64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
-	res.Epochs = len(lat)
-	res.P50Ms, res.P99Ms, res.MaxMs = q(0.5), q(0.99), lat[len(lat)-1]
+	for i, name := range levels {
+		var lat []float64
+		for _, ep := range measured {
+			if s, ok := seen[i][ep]; ok {
+				lat = append(lat, float64(s.Sub(starts[ep]))/float64(time.Millisecond))
+			}
+		}
+		slices.Sort(lat)
+		q := func(p float64) float64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+		res.Levels = append(res.Levels, LevelFreshness{Table: name, P50Ms: q(0.5), P99Ms: q(0.99), MaxMs: lat[len(lat)-1]})
+	}
+	top := res.Levels[len(res.Levels)-1]
+	res.Epochs = len(measured)
+	res.P50Ms, res.P99Ms, res.MaxMs = top.P50Ms, top.P99Ms, top.MaxMs
 	st := &status{e: e}
 	res.Events = st.events()
 	return res, nil

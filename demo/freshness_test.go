@@ -44,4 +44,14 @@ func TestFreshnessMeasures(t *testing.T) {
 	if res.Epochs < 1 || res.P50Ms <= 0 || res.P99Ms < res.P50Ms || res.Events == 0 {
 		t.Fatalf("implausible result %+v", res)
 	}
+	// Every level commits an epoch after the one it reads: bid, t1, t2,
+	// then t3, whose figures are the result's.
+	if len(res.Levels) != 4 || res.Levels[0].Table != "bid" || res.Levels[3].Table != "t3" || res.Levels[3].P99Ms != res.P99Ms {
+		t.Fatalf("levels %+v", res.Levels)
+	}
+	for i := 1; i < len(res.Levels); i++ {
+		if res.Levels[i].P50Ms < res.Levels[i-1].P50Ms || res.Levels[i].MaxMs < res.Levels[i-1].MaxMs {
+			t.Fatalf("level %s before %s: %+v", res.Levels[i].Table, res.Levels[i-1].Table, res.Levels)
+		}
+	}
 }

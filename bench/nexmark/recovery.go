@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	gen "github.com/stratadb/strata/connector/nexmark"
+	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/engine"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/meta/catalog"
@@ -113,11 +116,9 @@ func RecoverySetup(ctx context.Context, dir string, cfg RecoveryConfig, out io.W
 	if err := waitView(ctx, e, view, target); err != nil {
 		return err
 	}
-	var size int64
-	for _, j := range e.Jobs() {
-		if j.Kind == catalog.JobView {
-			size = j.LastCheckpoint.StateBytes + j.LastCheckpoint.ChannelStateBytes
-		}
+	size, err := viewCheckpointBytes(e)
+	if err != nil {
+		return err
 	}
 	c, err := e.Meta().CommittedEpoch(ctx, view)
 	if err != nil {
@@ -128,10 +129,40 @@ func RecoverySetup(ctx context.Context, dir string, cfg RecoveryConfig, out io.W
 	return nil
 }
 
+// viewCheckpointBytes returns the size of the view job's latest completed
+// checkpoint: its subtask files and the shared files it references (the
+// heap backend's arena files, most of it).
+func viewCheckpointBytes(e *engine.Engine) (int64, error) {
+	for _, j := range e.Jobs() {
+		if j.Kind != catalog.JobView {
+			continue
+		}
+		st := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.Dir(), "checkpoints", j.Name), 1)
+		var err error
+		// A checkpoint completing meanwhile may delete the files of the
+		// one read: read again.
+		for range 10 {
+			var m *checkpoint.Metadata
+			if m, err = st.Latest(); err != nil {
+				return 0, err
+			}
+			var n int64
+			if n, err = st.Size(m); err == nil {
+				return n, nil
+			}
+		}
+		return 0, err
+	}
+	return 0, fmt.Errorf("recovery benchmark: no view job running: %w", base.ErrNotFound)
+}
+
 // RecoveryResume opens the data directory of a killed RecoverySetup: it
 // first reads the view's committed epoch without starting jobs, then opens
 // the engine (every job restores its latest checkpoint) and prints
-// "recovered UNIX_NANOS EPOCH" as soon as the view commits a later epoch.
+// "recovered UNIX_NANOS EPOCH CPU_NANOS" as soon as the view commits a
+// later epoch, CPU_NANOS being the CPU time (user and system) the process
+// has used so far: on a machine shared with other work the wall time says
+// as much about the neighbours as about the restore.
 // With verify it then recomputes the view (engine.Verify) and prints
 // "verified ok" or "verified mismatch ...".
 func RecoveryResume(ctx context.Context, dir string, cfg RecoveryConfig, verify bool, out io.Writer) error {
@@ -164,7 +195,7 @@ func RecoveryResume(ctx context.Context, dir string, cfg RecoveryConfig, verify 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s %d %d\n", LineRecovered, now.UnixNano(), c.Epoch)
+	fmt.Fprintf(out, "%s %d %d %d\n", LineRecovered, now.UnixNano(), c.Epoch, processCPU().Nanoseconds())
 	if !verify {
 		return nil
 	}
@@ -178,4 +209,13 @@ func RecoveryResume(ctx context.Context, dir string, cfg RecoveryConfig, verify 
 		fmt.Fprintf(out, "%s mismatch %d missing, %d extra at epoch %d\n", LineVerified, len(v.Missing), len(v.Extra), v.Epoch)
 	}
 	return nil
+}
+
+// processCPU returns the user and system CPU time of this process.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

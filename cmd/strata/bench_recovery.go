@@ -26,11 +26,17 @@ type recoveryResult struct {
 	CheckpointBytes  int64   `json:"checkpoint_bytes"`
 	SetupSeconds     float64 `json:"setup_seconds"`
 	RecoveryMs       float64 `json:"recovery_ms"`
-	EpochBefore      uint64  `json:"epoch_before_kill"`
-	EpochAfter       uint64  `json:"first_epoch_after_restart"`
-	Verified         string  `json:"verified,omitempty"`
-	EpochIntervalMs  float64 `json:"epoch_interval_ms"`
-	CheckpointIntMs  float64 `json:"checkpoint_interval_ms"`
+	// KilledExitMs is the part of RecoveryMs until the killed process had
+	// exited (its memory released) and the restart began.
+	KilledExitMs float64 `json:"killed_exit_ms"`
+	// RecoveryCPUSeconds is the CPU time (user and system) the restarted
+	// process used from its start to the first committed epoch.
+	RecoveryCPUSeconds float64 `json:"recovery_cpu_seconds"`
+	EpochBefore        uint64  `json:"epoch_before_kill"`
+	EpochAfter         uint64  `json:"first_epoch_after_restart"`
+	Verified           string  `json:"verified,omitempty"`
+	EpochIntervalMs    float64 `json:"epoch_interval_ms"`
+	CheckpointIntMs    float64 `json:"checkpoint_interval_ms"`
 }
 
 func newBenchRecoveryCommand() *cobra.Command {
@@ -75,8 +81,8 @@ recomputed by DuckDB.`,
 				return err
 			}
 			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
-				s := fmt.Sprintf("state: %d events, checkpoint %d bytes (set up in %.1f s)\nrecovery: %.0f ms from kill -9 to the first committed epoch (%d, before the kill %d)\n",
-					res.Events, res.CheckpointBytes, res.SetupSeconds, res.RecoveryMs, res.EpochAfter, res.EpochBefore)
+				s := fmt.Sprintf("state: %d events, checkpoint %d bytes (set up in %.1f s)\nrecovery: %.0f ms from kill -9 to the first committed epoch (%d, before the kill %d), %.2f CPU seconds\n",
+					res.Events, res.CheckpointBytes, res.SetupSeconds, res.RecoveryMs, res.EpochAfter, res.EpochBefore, res.RecoveryCPUSeconds)
 				if res.Verified != "" {
 					s += "verify: " + res.Verified + "\n"
 				}
@@ -209,6 +215,7 @@ func runRecovery(ctx context.Context, dir string, cfg nexmark.RecoveryConfig, ve
 		return res, err
 	}
 	a.stop()
+	res.KilledExitMs = float64(time.Since(killed)) / float64(time.Millisecond)
 	b, err := startRecoveryChild(dir, "resume", cfg, verify)
 	if err != nil {
 		return res, err
@@ -227,7 +234,11 @@ func runRecovery(ctx context.Context, dir string, cfg nexmark.RecoveryConfig, ve
 	}
 	res.RecoveryMs = float64(time.Unix(0, at).Sub(killed)) / float64(time.Millisecond)
 	res.EpochAfter, _ = strconv.ParseUint(rec[1], 10, 64)
-	fmt.Fprintf(progress, "recovered in %.0f ms\n", res.RecoveryMs)
+	if len(rec) >= 3 {
+		cpu, _ := strconv.ParseInt(rec[2], 10, 64)
+		res.RecoveryCPUSeconds = float64(cpu) / 1e9
+	}
+	fmt.Fprintf(progress, "recovered in %.0f ms (%.2f CPU seconds)\n", res.RecoveryMs, res.RecoveryCPUSeconds)
 	if verify {
 		v, err := b.await(ctx, nexmark.LineVerified)
 		if err != nil {

@@ -25,7 +25,7 @@ func TestBenchRecoveryJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &res); err != nil {
 		t.Fatalf("%q: %v\n%s", line, err, out)
 	}
-	if res.RecoveryMs <= 0 || res.CheckpointBytes < 300_000 || res.EpochAfter <= res.EpochBefore || res.Events != (nexmark.RecoveryConfig{StateBytes: 900000, BidSize: 300}).Events() {
+	if res.RecoveryMs <= 0 || res.KilledExitMs <= 0 || res.KilledExitMs > res.RecoveryMs || res.RecoveryCPUSeconds <= 0 || res.CheckpointBytes < 300_000 || res.EpochAfter <= res.EpochBefore || res.Events != (nexmark.RecoveryConfig{StateBytes: 900000, BidSize: 300}).Events() {
 		t.Fatalf("recovery result %+v\n%s", res, out)
 	}
 	if !strings.HasPrefix(res.Verified, "ok ") {

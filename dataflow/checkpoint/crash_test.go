@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stratadb/strata/internal/base"
@@ -55,6 +56,16 @@ func (f *faultFS) MkdirAll(d string) error {
 	return f.OSFS.MkdirAll(d)
 }
 
+// payload is subtask i's state in checkpoint id: subtask 0's is larger
+// than InlineLimit, and so in a file; the others are in the metadata.
+func payload(i int, id base.CheckpointID) string {
+	p := fmt.Sprintf("state of %d in checkpoint %d", i, id)
+	if i == 0 {
+		p += strings.Repeat(".", InlineLimit)
+	}
+	return p
+}
+
 // TestCrashAtEveryStep writes checkpoint 2 over a completed checkpoint 1
 // and crashes at each I/O step in turn. After every crash, a restarted
 // storage finds a complete checkpoint whose files all read back with their
@@ -64,7 +75,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 	write := func(s *Storage, id base.CheckpointID) error {
 		var fis []FileInfo
 		for i := range 3 {
-			fi, err := s.WriteSubtask(id, "op", i, fmt.Appendf(nil, "state of %d in checkpoint %d", i, id))
+			fi, err := s.WriteSubtask(id, "op", i, []byte(payload(i, id)))
 			if err != nil {
 				return err
 			}
@@ -95,7 +106,7 @@ func TestCrashAtEveryStep(t *testing.T) {
 		}
 		for i := range 3 {
 			got, err := s.ReadSubtask(m, "op", i)
-			if err != nil || string(got) != fmt.Sprintf("state of %d in checkpoint %d", i, m.Checkpoint) {
+			if err != nil || string(got) != payload(i, m.Checkpoint) {
 				t.Fatalf("crash at step %d: checkpoint %d subtask %d = %q, %v", failAt, m.Checkpoint, i, got, err)
 			}
 		}

@@ -5,10 +5,15 @@
 //
 // # Layout
 //
-//	<root>/chk-<id>/<vertex>-<subtask>.state   one file per subtask
+//	<root>/chk-<id>/<vertex>-<subtask>.state   one file per subtask whose
+//	                                           state is over InlineLimit
 //	<root>/chk-<id>/_metadata                  written last: the commit point
 //	<root>/shared/<name>                       files several checkpoints share
 //	                                           (incremental state backends)
+//
+// Smaller subtask states are inlined in the metadata (Flink's
+// memory-threshold), which saves a file creation and an fsync each per
+// checkpoint for the many subtasks that hold a few bytes.
 //
 // A checkpoint is completed exactly when its _metadata file exists
 // (invariant metadata-last): subtask files are written and fsynced first,

@@ -23,6 +23,10 @@ type FS interface {
 	// ReadFile returns the content of name; a missing file gives an error
 	// wrapping base.ErrNotFound.
 	ReadFile(name string) ([]byte, error)
+	// ReadFileInto fills dst with the content of name, which must have
+	// exactly len(dst) bytes: another size gives an error wrapping
+	// base.ErrChecksum, a missing file one wrapping base.ErrNotFound.
+	ReadFileInto(name string, dst []byte) error
 	// CopyIn copies the local file src to name and fsyncs it, returning
 	// the size written.
 	CopyIn(src, name string) (int64, error)
@@ -40,6 +44,9 @@ type FS interface {
 	List(dir string) ([]string, error)
 	// Exists reports whether name exists.
 	Exists(name string) (bool, error)
+	// Size returns the size of file name; a missing file gives an error
+	// wrapping base.ErrNotFound.
+	Size(name string) (int64, error)
 }
 
 // OSFS is FS over the local file system.
@@ -74,6 +81,29 @@ func (OSFS) ReadFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, base.ErrNotFound)
 	}
 	return b, err
+}
+
+// ReadFileInto implements FS.
+func (OSFS) ReadFileInto(name string, dst []byte) error {
+	f, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", name, base.ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != int64(len(dst)) {
+		return fmt.Errorf("%s: %d bytes, expected %d: %w", name, st.Size(), len(dst), base.ErrChecksum)
+	}
+	if _, err := io.ReadFull(f, dst); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
 }
 
 func copyFile(src, dst string, sync bool) (int64, error) {
@@ -151,3 +181,15 @@ func (OSFS) Exists(name string) (bool, error) {
 }
 
 func join(parts ...string) string { return filepath.ToSlash(filepath.Join(parts...)) }
+
+// Size implements FS.
+func (OSFS) Size(name string) (int64, error) {
+	st, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("%s: %w", name, base.ErrNotFound)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}

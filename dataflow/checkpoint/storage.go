@@ -13,8 +13,19 @@ import (
 	"github.com/stratadb/strata/internal/base"
 )
 
-// MetadataVersion is the version field of the metadata file.
-const MetadataVersion = 1
+// MetadataVersion is the version field of the metadata file: 2 since
+// small subtask states are inlined (FileInfo.Inline); a reader takes 1 and
+// 2.
+const MetadataVersion = 2
+
+// InlineLimit is the largest subtask payload kept inside the metadata
+// rather than in a file of its own (Flink's
+// state.storage.fs.memory-threshold, 20 KB there): most subtasks of a job
+// hold a few bytes (a source's position, a stateless operator's barrier
+// state), and a file each, created and fsynced at every checkpoint, cost
+// more than their bytes. The metadata is fsynced and renamed into place as
+// before, so an inlined state is as durable as a file.
+const InlineLimit = 16 << 10
 
 const (
 	metadataName = "_metadata"
@@ -32,6 +43,10 @@ type FileInfo struct {
 	File    string `json:"file"`
 	Size    int64  `json:"size"`
 	CRC32C  uint32 `json:"crc32c"`
+	// Inline, when not nil, is the payload itself (at most InlineLimit
+	// bytes), stored in the metadata; File is then empty and Size is the
+	// payload's size.
+	Inline []byte `json:"inline,omitempty"`
 }
 
 // Metadata describes one completed checkpoint (format.md).
@@ -92,8 +107,15 @@ func parseChk(name string) (base.CheckpointID, bool) {
 }
 
 // WriteSubtask stores payload as subtask i of vertex in checkpoint id, with
-// its trailer, fsynced, and returns what the metadata records of it.
+// its trailer, fsynced, and returns what the metadata records of it. A
+// payload of at most InlineLimit bytes is not written: the returned
+// FileInfo holds it, and so will the metadata.
 func (s *Storage) WriteSubtask(id base.CheckpointID, vertex string, i int, payload []byte) (FileInfo, error) {
+	if len(payload) <= InlineLimit {
+		// Never nil, so that an empty payload stays inline.
+		inline := append(make([]byte, 0, len(payload)), payload...)
+		return FileInfo{Vertex: vertex, Subtask: i, Size: int64(len(payload)), CRC32C: crc32.Checksum(payload, castagnoli), Inline: inline}, nil
+	}
 	dir := s.Dir(id)
 	if err := s.fs.MkdirAll(dir); err != nil {
 		return FileInfo{}, fmt.Errorf("checkpoint %d: %w", id, err)
@@ -117,6 +139,12 @@ func (s *Storage) ReadSubtask(m *Metadata, vertex string, i int) ([]byte, error)
 	fi, ok := m.Subtask(vertex, i)
 	if !ok {
 		return nil, fmt.Errorf("checkpoint %d has no state for %s subtask %d: %w", m.Checkpoint, vertex, i, base.ErrNotFound)
+	}
+	if fi.File == "" {
+		if int64(len(fi.Inline)) != fi.Size || crc32.Checksum(fi.Inline, castagnoli) != fi.CRC32C {
+			return nil, fmt.Errorf("checkpoint %d: inline state of %s subtask %d: %w", m.Checkpoint, vertex, i, base.ErrChecksum)
+		}
+		return fi.Inline, nil
 	}
 	name := join(s.Dir(m.Checkpoint), fi.File)
 	data, err := s.fs.ReadFile(name)
@@ -184,7 +212,7 @@ func (s *Storage) readMetadata(id base.CheckpointID) (*Metadata, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("checkpoint %d metadata: %v: %w", id, err, base.ErrCorruption)
 	}
-	if m.Version != MetadataVersion || m.Checkpoint != id {
+	if (m.Version != 1 && m.Version != MetadataVersion) || m.Checkpoint != id {
 		return nil, fmt.Errorf("checkpoint %d metadata: version %d for checkpoint %d: %w", id, m.Version, m.Checkpoint, base.ErrCorruption)
 	}
 	return &m, nil
@@ -331,6 +359,53 @@ func (f *SharedFiles) WriteShared(name, localPath string) (int64, error) {
 		return 0, fmt.Errorf("shared file %s: %w", name, err)
 	}
 	return n, f.s.fs.SyncDir(dir)
+}
+
+// WriteSharedBytes stores data as shared file name unless it exists
+// (state.SharedBytes): a temporary file, fsynced, renamed into place, the
+// directory fsynced.
+func (f *SharedFiles) WriteSharedBytes(name string, data []byte) error {
+	dir := join(f.s.root, sharedDir)
+	dst := join(dir, name)
+	if ok, err := f.s.fs.Exists(dst); err != nil || ok {
+		return err
+	}
+	if err := f.s.fs.MkdirAll(dir); err != nil {
+		return err
+	}
+	tmp := dst + ".tmp"
+	if err := f.s.fs.WriteFile(tmp, data); err != nil {
+		return fmt.Errorf("shared file %s: %w", name, err)
+	}
+	if err := f.s.fs.Rename(tmp, dst); err != nil {
+		return fmt.Errorf("shared file %s: %w", name, err)
+	}
+	return f.s.fs.SyncDir(dir)
+}
+
+// ReadSharedBytes fills dst with shared file name (state.SharedBytes).
+func (f *SharedFiles) ReadSharedBytes(name string, dst []byte) error {
+	if err := f.s.fs.ReadFileInto(join(f.s.root, sharedDir, name), dst); err != nil {
+		return fmt.Errorf("shared file %s: %w", name, err)
+	}
+	return nil
+}
+
+// Size returns the bytes checkpoint m holds: its subtask files and every
+// shared file it references (which it may share with other checkpoints).
+func (s *Storage) Size(m *Metadata) (int64, error) {
+	var n int64
+	for _, f := range m.Subtasks {
+		n += f.Size
+	}
+	for _, name := range m.Shared {
+		size, err := s.fs.Size(join(s.root, sharedDir, name))
+		if err != nil {
+			return 0, fmt.Errorf("checkpoint %d: shared file %s: %w", m.Checkpoint, name, err)
+		}
+		n += size
+	}
+	return n, nil
 }
 
 // ReadShared copies shared file name to localPath.

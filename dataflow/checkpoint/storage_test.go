@@ -1,9 +1,11 @@
 package checkpoint
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stratadb/strata/dataflow/barrier"
@@ -85,7 +87,7 @@ func TestCommitLatestRetention(t *testing.T) {
 
 func TestDamageDetected(t *testing.T) {
 	s := NewStorage(OSFS{}, t.TempDir(), 3)
-	commit(t, s, 1, "payload")
+	commit(t, s, 1, strings.Repeat("payload ", InlineLimit))
 	m, _ := s.Latest()
 	name := filepath.Join(s.Dir(1), "agg-0.state")
 	data, _ := os.ReadFile(name)
@@ -102,6 +104,46 @@ func TestDamageDetected(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(s.Dir(1), "_metadata"), []byte("{"), 0o644)
 	if _, err := s.Latest(); !errors.Is(err, base.ErrNotFound) {
 		t.Fatalf("Latest with damaged metadata: %v", err)
+	}
+}
+
+// TestInlineState: a small payload lives in the metadata, reads back, and a
+// damaged copy there is detected; a large one gets a file.
+func TestInlineState(t *testing.T) {
+	root := t.TempDir()
+	s := NewStorage(OSFS{}, root, 3)
+	small := []byte("source position 42")
+	fi, err := s.WriteSubtask(1, "src", 0, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := s.WriteSubtask(1, "agg", 0, bytes.Repeat([]byte{7}, InlineLimit+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.File != "" || big.File == "" || big.Inline != nil {
+		t.Fatalf("small state in file %q, large state inline %v", fi.File, big.Inline != nil)
+	}
+	if err := s.Commit(&Metadata{Job: "j", Checkpoint: 1, Subtasks: []FileInfo{fi, big}}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := os.ReadDir(s.Dir(1))
+	if len(files) != 2 { // _metadata and agg-0.state
+		t.Fatalf("checkpoint directory holds %d files, want 2", len(files))
+	}
+	m, err := s.Latest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ReadSubtask(m, "src", 0); err != nil || !bytes.Equal(got, small) {
+		t.Fatalf("ReadSubtask(src) = %q, %v", got, err)
+	}
+	if got, err := s.ReadSubtask(m, "agg", 0); err != nil || len(got) != InlineLimit+1 {
+		t.Fatalf("ReadSubtask(agg) = %d bytes, %v", len(got), err)
+	}
+	m.Subtasks[0].Inline[3] ^= 1
+	if _, err := s.ReadSubtask(m, "src", 0); !errors.Is(err, base.ErrChecksum) {
+		t.Fatalf("damaged inline state: %v", err)
 	}
 }
 

@@ -69,3 +69,18 @@ type SnapshotFiles interface {
 	// ReadShared copies shared file name to localPath, checking its size.
 	ReadShared(name, localPath string) error
 }
+
+// SharedBytes is implemented by SnapshotFiles that can store a shared file
+// from memory and read one into memory, for backends whose state lives in
+// memory (the heap backend's arena): no local file stands between, and a
+// reader fills a buffer it allocated once for many files, in parallel.
+type SharedBytes interface {
+	// WriteSharedBytes stores data as shared file name, durably and
+	// atomically, unless a file of that name is already stored.
+	WriteSharedBytes(name string, data []byte) error
+	// ReadSharedBytes fills dst with shared file name, which must have
+	// exactly len(dst) bytes; another size gives an error wrapping
+	// base.ErrChecksum, a missing file one wrapping base.ErrNotFound. It
+	// may be called from several goroutines at once.
+	ReadSharedBytes(name string, dst []byte) error
+}

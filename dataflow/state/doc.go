@@ -1,6 +1,7 @@
 // Package state is the keyed and operator state of one subtask, over a
 // small key-value Backend with two implementations run through one test
-// suite (statetest): heap (Go maps, full snapshots) and pebble (an LSM on
+// suite (statetest): heap (an arena and Go maps in memory, snapshots that
+// write the arena's new bytes to shared files) and pebble (an LSM on
 // local disk, incremental snapshots sharing SST files).
 //
 // # Keys and key groups

@@ -86,12 +86,18 @@ type Core struct {
 }
 
 // New returns a core whose first checkpoint gets id after+1 and is
-// triggered Interval after now.
+// triggered Interval after now, or, when the job was restored from
+// checkpoint after (not 0), a tenth of Interval after now
+// (invariant restored-checkpoint-soon).
 func New(cfg Config, after base.CheckpointID, now time.Time) *Core {
 	if cfg.Tasks < 1 || cfg.Interval <= 0 || cfg.Timeout <= 0 || cfg.TolerableFailures < 0 {
 		panic(fmt.Sprintf("coordinator: bad config %+v", cfg))
 	}
-	return &Core{cfg: cfg, last: after, lastTrigger: now}
+	last := now
+	if after != 0 {
+		last = now.Add(-cfg.Interval + cfg.Interval/10)
+	}
+	return &Core{cfg: cfg, last: after, lastTrigger: last}
 }
 
 // Pending returns the checkpoint in flight, if any.
@@ -107,8 +113,10 @@ func (c *Core) Acked(task int) bool {
 	return c.cur != nil && c.cur.acked[task]
 }
 
-// Tick advances time to now: it triggers a checkpoint when one is due and
-// aborts the pending one when it ran past the timeout.
+// Tick advances time to now: it triggers a checkpoint when one is due (an
+// Interval after the previous one was due, or after the previous trigger
+// when that came more than an Interval late) and aborts the pending one
+// when it ran past the timeout.
 func (c *Core) Tick(now time.Time) []Action {
 	if c.failed {
 		return nil
@@ -119,10 +127,19 @@ func (c *Core) Tick(now time.Time) []Action {
 		}
 		return nil
 	}
-	if now.Sub(c.lastTrigger) < c.cfg.Interval {
+	due := c.lastTrigger.Add(c.cfg.Interval)
+	if now.Before(due) {
 		return nil
 	}
-	return c.TriggerNow(now)
+	acts := c.TriggerNow(now)
+	if now.Sub(due) < c.cfg.Interval {
+		// On schedule: the next one is due an interval after this one was
+		// (a fixed rate, as Flink schedules its triggers), not after the
+		// tick that noticed it, which comes up to a tick late; counting
+		// from the tick would stretch every interval by that much.
+		c.lastTrigger = due
+	}
+	return acts
 }
 
 // TriggerNow triggers a checkpoint at once unless one is in flight (the

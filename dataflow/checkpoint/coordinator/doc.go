@@ -21,5 +21,14 @@
 //   - ids-grow: checkpoint ids grow by one per trigger, aborted ones
 //     included, starting after the restored checkpoint's id;
 //   - tolerable-failures: more than TolerableFailures consecutive failed
-//     checkpoints give FailJob; a completed checkpoint resets the count.
+//     checkpoints give FailJob; a completed checkpoint resets the count;
+//   - restored-checkpoint-soon: a job restored from a checkpoint triggers
+//     its first checkpoint a tenth of Interval after it starts, not a
+//     whole Interval. What it produces until then replays what it
+//     produced before the crash, which readers have been waiting for
+//     since (sinks commit only on a completed checkpoint), and the
+//     restore has already cost its time. RisingWave likewise commits a
+//     first barrier as soon as recovery is done; Flink waits a random
+//     delay up to the interval. With incremental state snapshots this
+//     early checkpoint writes little.
 package coordinator

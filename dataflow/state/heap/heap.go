@@ -14,7 +14,12 @@ import (
 // their own. Restore reads both.
 const (
 	formatV1      = 1
-	formatVersion = 2
+	formatV2      = 2
+	formatVersion = formatV2
+	// formatShared (version 3) keeps the value arena in shared files
+	// (segments.go); written when the snapshot files can take them from
+	// memory (state.SharedBytes).
+	formatShared = 3
 )
 
 // Backend is the heap state backend. The zero value is not usable; call
@@ -29,6 +34,13 @@ type Backend struct {
 	// lastSize is the size of the last snapshot's namespace section, the
 	// next one's guess.
 	lastSize int
+	// segs are the arena files of format version 3, covering the arena of
+	// generation segGen up to the end of the last one (segments.go).
+	segs   []*segment
+	segGen uint64
+	// prefix and seq name this backend's arena files.
+	prefix string
+	seq    uint64
 }
 
 func (b *Backend) sizeHint() int { return b.lastSize + b.lastSize/8 + 64 }
@@ -124,7 +136,7 @@ func (b *Backend) Snapshot(id base.CheckpointID, files state.SnapshotFiles) (sta
 		return sn, err
 	}
 	h, err := sn.Encode()
-	return state.Snapshot{Handle: h}, err
+	return state.Snapshot{Handle: h, Shared: sn.Shared, Upload: sn.Upload}, err
 }
 
 // SnapshotAsync implements state.AsyncSnapshotter. The synchronous part
@@ -133,9 +145,20 @@ func (b *Backend) Snapshot(id base.CheckpointID, files state.SnapshotFiles) (sta
 // appends the value entries, on any goroutine, while the backend goes on
 // changing. Value state is most of a keyed aggregation's state, so most of
 // the encoding leaves the subtask's goroutine.
-func (b *Backend) SnapshotAsync(base.CheckpointID, state.SnapshotFiles) (state.Snapshot, error) {
+//
+// With files that take shared files from memory (state.SharedBytes) the
+// value arena goes to shared files instead (format version 3), written by
+// Upload: only the bytes appended since the last snapshot, unless the
+// arena was compacted since (segments.go). A restore then reads the arena
+// files straight into the arena on every core.
+func (b *Backend) SnapshotAsync(_ base.CheckpointID, files state.SnapshotFiles) (state.Snapshot, error) {
+	sb, shared := files.(state.SharedBytes)
 	out := make([]byte, 0, b.sizeHint())
-	out = append(out, formatVersion)
+	if shared {
+		out = append(out, formatShared)
+	} else {
+		out = append(out, formatVersion)
+	}
 	out = binary.AppendUvarint(out, uint64(len(b.m)))
 	for ns, inner := range b.m {
 		out = binary.AppendUvarint(out, uint64(len(ns)))
@@ -149,6 +172,9 @@ func (b *Backend) SnapshotAsync(base.CheckpointID, state.SnapshotFiles) (state.S
 		}
 	}
 	b.lastSize = len(out)
+	if shared {
+		return b.snapshotShared(out, sb), nil
+	}
 	f := b.v.freeze()
 	return state.Snapshot{Encode: func() ([]byte, error) {
 		size := len(out) + binary.MaxVarintLen64
@@ -168,13 +194,15 @@ func (b *Backend) SnapshotAsync(base.CheckpointID, state.SnapshotFiles) (state.S
 	}}, nil
 }
 
-// Restore rebuilds a backend from a handle written by Snapshot. A damaged
-// handle gives an error wrapping base.ErrCorruption.
-func Restore(handle []byte, _ state.SnapshotFiles) (*Backend, error) {
+// Restore rebuilds a backend from a handle written by Snapshot, reading
+// its arena files from files (format version 3). A damaged handle gives an
+// error wrapping base.ErrCorruption, a damaged arena file one wrapping
+// base.ErrChecksum.
+func Restore(handle []byte, files state.SnapshotFiles) (*Backend, error) {
 	bad := func(what string) error {
 		return fmt.Errorf("heap state handle: %s: %w", what, base.ErrCorruption)
 	}
-	if len(handle) < 1 || (handle[0] != formatV1 && handle[0] != formatVersion) {
+	if len(handle) < 1 || handle[0] < formatV1 || handle[0] > formatShared {
 		return nil, bad("missing or unknown version")
 	}
 	p := handle[1:]
@@ -227,24 +255,60 @@ func Restore(handle []byte, _ state.SnapshotFiles) (*Backend, error) {
 			b.m[string(ns)] = inner
 		}
 	}
-	if handle[0] != formatV1 {
-		nv, ok := uv()
-		if !ok || nv > uint64(len(p)) {
-			return nil, bad("value count")
+	switch handle[0] {
+	case formatV2:
+		var err error
+		if p, err = b.restoreValues(p); err != nil {
+			return nil, err
 		}
-		for range nv {
-			ns, ok1 := bytesOf()
-			v, ok2 := bytesOf()
-			if !ok1 || !ok2 {
-				return nil, bad("value entry")
-			}
-			b.v.set(ns, v)
+	case formatShared:
+		var err error
+		if p, err = b.restoreShared(p, files); err != nil {
+			return nil, err
 		}
 	}
 	if len(p) != 0 {
 		return nil, bad(fmt.Sprintf("%d trailing bytes", len(p)))
 	}
 	return b, nil
+}
+
+// restoreValues reads the value section of a version 2 handle from p into
+// one arena sized for it, and returns what is left of p.
+func (b *Backend) restoreValues(p []byte) ([]byte, error) {
+	bad := func(what string) error {
+		return fmt.Errorf("heap state handle: %s: %w", what, base.ErrCorruption)
+	}
+	nv, n := binary.Uvarint(p)
+	if n <= 0 || nv > uint64(len(p)) {
+		return nil, bad("value count")
+	}
+	p = p[n:]
+	// Two passes: the first checks the lengths and sums them, the second
+	// copies into an arena of that size.
+	total, q := 0, p
+	for range 2 * nv {
+		l, n := binary.Uvarint(q)
+		if n <= 0 || l > uint64(len(q)-n) {
+			return nil, bad("value entry")
+		}
+		q = q[n+int(l):]
+		total += int(l)
+	}
+	arena := make([]byte, 0, total+total/16+64)
+	entries := make([]slot, nv)
+	for i := range entries {
+		off := len(arena)
+		var lens [2]uint32
+		for j := range lens {
+			l, n := binary.Uvarint(p)
+			arena = append(arena, p[n:n+int(l)]...)
+			p = p[n+int(l):]
+			lens[j] = uint32(l)
+		}
+		entries[i] = slot{off: off, voff: off + int(lens[0]), nsLen: lens[0], vLen: lens[1]}
+	}
+	return p, b.v.restore(arena, entries, 0)
 }
 
 // Close implements state.Backend.

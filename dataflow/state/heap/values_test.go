@@ -99,3 +99,19 @@ func TestRestoreReadsVersion1(t *testing.T) {
 		t.Fatalf("Iterate(a) keys %q, want the empty key then k", keys)
 	}
 }
+
+// TestRewriteKeepsNamespace: rewriting the value of an entry appends the
+// value alone; the old value is the only garbage.
+func TestRewriteKeepsNamespace(t *testing.T) {
+	v := newValues()
+	ns := bytes.Repeat([]byte("k"), 1000)
+	v.set(ns, []byte("one"))
+	before := len(v.arena)
+	v.set(ns, []byte("three"))
+	if grew := len(v.arena) - before; grew != len("three") || v.garbage != len("one") {
+		t.Fatalf("rewrite grew the arena by %d bytes with %d of garbage, want 5 and 3", grew, v.garbage)
+	}
+	if got, ok := v.get(ns); !ok || string(got) != "three" {
+		t.Fatalf("get = %q,%v", got, ok)
+	}
+}
