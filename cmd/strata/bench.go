@@ -100,14 +100,27 @@ func newBenchPipelineCommand() *cobra.Command {
 				return err
 			}
 			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
-				return fmt.Sprintf("rows/s with checkpoints every %v (%d completed): %.0f\nrows/s without checkpoints: %.0f\ngenerator alone, rows/s: %.0f\ngenerator through the engine, rows/s: %.0f\nper core (%d cores): %.0f rows/s\n",
-					orDefault(cfg.Interval, time.Second), res.Checkpoints, res.RowsPerSec, res.RowsPerSecNoCheckpoint, res.GeneratorRowsPerSec, res.GeneratorJobRowsPerSec, res.Cores, res.RowsPerSecPerCore)
+				return fmt.Sprintf("keyed pipeline: generator (parallelism %d, epochs of %d rows) -> hash -> keyed count (parallelism %d) on %d cores\n"+
+					"  rows/s with checkpoints every %v (%d completed): %.0f (%.0f per CPU second)\n"+
+					"  rows/s without checkpoints: %.0f (%.0f per CPU second); checkpoint cost %.1f%%\n"+
+					"generator alone, one goroutine: %.0f rows/s (%.0f per CPU second)\n"+
+					"one generator subtask through the engine into a dropping sink: %.0f rows/s (%.0f per CPU second)\n"+
+					"pipeline over generator alone: %.0f%% wall clock (all cores against one goroutine), %.0f%% per CPU second\n"+
+					"pipeline per core: %.0f rows/s\n",
+					res.SourceParallelism, res.RowsPerEpoch, res.CountParallelism, res.Cores,
+					orDefault(cfg.Interval, time.Second), res.Checkpoints, res.RowsPerSec, res.RowsPerCPUSec,
+					res.RowsPerSecNoCheckpoint, res.RowsPerCPUSecNoCheckpoint, 100*res.CheckpointCost,
+					res.GeneratorRowsPerSec, res.GeneratorRowsPerCPUSec,
+					res.GeneratorJobRowsPerSec, res.GeneratorJobRowsPerCPUSec,
+					100*res.EngineVsGenerator, 100*res.EngineVsGeneratorPerCPU, res.RowsPerSecPerCore)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	cmd.Flags().DurationVar(&cfg.Duration, "duration", 0, "how long each run lasts (default 5s)")
 	cmd.Flags().DurationVar(&cfg.Interval, "interval", 0, "checkpoint interval of the checkpointed run (default 1s)")
+	cmd.Flags().Int64Var(&cfg.RowsPerEpoch, "rows-per-epoch", 0, "rows each source subtask emits per epoch (default 5000000)")
+	cmd.Flags().IntVar(&cfg.Parallelism, "parallelism", 0, "source subtasks of the keyed pipeline, and counting subtasks (at least 2) (default 1)")
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"sync/atomic"
 	"syscall"
@@ -194,7 +195,27 @@ type PipelineConfig struct {
 	// Interval is the checkpoint interval of the checkpointed run
 	// (default 1 s).
 	Interval time.Duration
+	// Parallelism is the number of source subtasks of the keyed pipeline,
+	// each generating its own rows (testkit.GeneratorConfig.Row of its
+	// subtask index), and of counting subtasks (at least 2, so that rows
+	// cross a real exchange); default 1 (one source, two counting
+	// subtasks; see doc.go for why not one source per core). The
+	// generator-only baseline stays one goroutine whatever it is.
+	Parallelism int
+	// RowsPerEpoch is the number of rows each source subtask emits
+	// between epoch barriers (default DefaultRowsPerEpoch).
+	RowsPerEpoch int64
 }
+
+// DefaultRowsPerEpoch is the pipeline benchmark's epoch length in rows of
+// one source subtask: at the 30 to 50 million rows a second the pipeline
+// reaches on a quiet machine, an epoch of 5 million rows lasts 0.1 to
+// 0.2 s, five to ten times shorter than the epoch clock's default interval
+// (1 s, DESIGN.md) and at least twice its shortest (50 ms). Each epoch
+// makes every counting subtask sort and emit all of its changed keys;
+// epochs of a million rows closed every 20 to 35 ms, more often than the
+// epoch clock ever does.
+const DefaultRowsPerEpoch = 5000000
 
 // PipelineResult is the outcome of Pipeline; its JSON form has the keys
 // `strata bench pipeline --json` promises (rows_per_sec,
@@ -202,17 +223,34 @@ type PipelineConfig struct {
 // second of wall time over the whole run; the per-CPU-second rates divide
 // by the CPU time the process used instead, which is the per-core figure
 // and stays steady on a machine whose cores other work shares.
+//
+// The keyed pipeline runs on all cores (its source, exchange and counting
+// subtasks are goroutines the Go scheduler spreads), while the
+// generator-only baseline is one goroutine (and the garbage collector's
+// work for it): the wall-clock ratio EngineVsGenerator compares the
+// engine's throughput on the machine with one generator goroutine's, and
+// EngineVsGeneratorPerCPU compares the work per row (how many CPU seconds
+// a row costs in each).
 type PipelineResult struct {
 	// RowsPerSec is the keyed pipeline with checkpoints every Interval.
 	RowsPerSec float64 `json:"rows_per_sec"`
 	// RowsPerSecNoCheckpoint is the keyed pipeline with checkpoints off.
 	RowsPerSecNoCheckpoint float64 `json:"rows_per_sec_no_checkpoint"`
 	// GeneratorRowsPerSec is the generator alone in a loop on one
-	// goroutine: the same chunks as in the pipeline, built and dropped.
+	// goroutine: the same chunks as in the pipeline's sources, built and
+	// dropped.
 	GeneratorRowsPerSec float64 `json:"generator_rows_per_sec"`
-	// GeneratorJobRowsPerSec is the generator through the engine into a
-	// sink that drops everything (forward edge, checkpoints off).
+	// GeneratorJobRowsPerSec is one generator subtask through the engine
+	// into a sink that drops everything (forward edge, checkpoints off).
 	GeneratorJobRowsPerSec float64 `json:"generator_job_rows_per_sec"`
+	// EngineVsGenerator is RowsPerSec / GeneratorRowsPerSec (wall clock,
+	// all cores against one goroutine); the issue's target is 0.5.
+	EngineVsGenerator float64 `json:"engine_vs_generator"`
+	// EngineVsGeneratorPerCPU is RowsPerCPUSec / GeneratorRowsPerCPUSec:
+	// the generator's CPU cost per row over the pipeline's.
+	EngineVsGeneratorPerCPU float64 `json:"engine_vs_generator_per_cpu"`
+	// CheckpointCost is 1 - RowsPerSec / RowsPerSecNoCheckpoint.
+	CheckpointCost float64 `json:"checkpoint_cost"`
 	// RowsPerSecPerCore is RowsPerSec divided by Cores.
 	RowsPerSecPerCore float64 `json:"rows_per_sec_per_core"`
 	// The same four runs in rows per CPU second of the process.
@@ -227,14 +265,21 @@ type PipelineResult struct {
 	GeneratorCPUSec    float64 `json:"generator_cpu_sec"`
 	// Cores is GOMAXPROCS.
 	Cores int `json:"cores"`
+	// SourceParallelism and CountParallelism are the keyed pipeline's
+	// source and counting subtasks.
+	SourceParallelism int `json:"source_parallelism"`
+	CountParallelism  int `json:"count_parallelism"`
+	// RowsPerEpoch is each source subtask's epoch length in rows.
+	RowsPerEpoch int64 `json:"rows_per_epoch"`
 	// Checkpoints is the number of checkpoints completed in the
 	// checkpointed run.
 	Checkpoints int `json:"checkpoints"`
 }
 
-// Pipeline measures generator -> hash -> keyed count (two subtasks) with
-// checkpoints every Interval and with checkpoints off, the generator alone
-// in a loop, and the generator through the engine into a dropping sink.
+// Pipeline measures generator -> hash -> keyed count (cfg.Parallelism
+// sources, as many counting subtasks but at least two) with checkpoints
+// every Interval and with checkpoints off, the generator alone in a loop,
+// and one generator subtask through the engine into a dropping sink.
 func Pipeline(ctx context.Context, cfg PipelineConfig) (*PipelineResult, error) {
 	if cfg.Duration == 0 {
 		cfg.Duration = 5 * time.Second
@@ -242,8 +287,12 @@ func Pipeline(ctx context.Context, cfg PipelineConfig) (*PipelineResult, error) 
 	if cfg.Interval == 0 {
 		cfg.Interval = time.Second
 	}
-	g := pipelineGenerator
-	res := &PipelineResult{Cores: runtime.GOMAXPROCS(0)}
+	if cfg.Parallelism == 0 {
+		cfg.Parallelism = 1
+	}
+	g := pipelineGenerator(cfg)
+	res := &PipelineResult{Cores: runtime.GOMAXPROCS(0), SourceParallelism: cfg.Parallelism, CountParallelism: countParallelism(cfg),
+		RowsPerEpoch: g.RowsPerEpoch}
 
 	gen, err := generatorAlone(ctx, g, cfg.Duration/2)
 	if err != nil {
@@ -266,8 +315,14 @@ func Pipeline(ctx context.Context, cfg PipelineConfig) (*PipelineResult, error) 
 	}
 	res.RowsPerSec, res.RowsPerCPUSec, res.CPUSec, res.Checkpoints = on.rowsPerSec, on.rowsPerCPUSec, on.cpuSec, on.checkpoints
 	res.RowsPerSecPerCore = res.RowsPerSec / float64(res.Cores)
+	res.EngineVsGenerator = res.RowsPerSec / res.GeneratorRowsPerSec
+	res.EngineVsGeneratorPerCPU = res.RowsPerCPUSec / res.GeneratorRowsPerCPUSec
+	res.CheckpointCost = 1 - res.RowsPerSec/res.RowsPerSecNoCheckpoint
 	return res, nil
 }
+
+// countParallelism is the keyed pipeline's number of counting subtasks.
+func countParallelism(cfg PipelineConfig) int { return max(cfg.Parallelism, 2) }
 
 // generatorAlone runs one generator subtask in a loop for d: the chunks
 // the pipeline's source makes, each built in full and dropped, with the
@@ -279,7 +334,7 @@ func generatorAlone(ctx context.Context, g testkit.GeneratorConfig, d time.Durat
 		return run{}, err
 	}
 	var n int64
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0, gc0 := time.Now(), cpuTime(), gcCPU()
 	for time.Since(start) < d && ctx.Err() == nil {
 		for range 64 {
 			it, err := gen.Next()
@@ -292,30 +347,41 @@ func generatorAlone(ctx context.Context, g testkit.GeneratorConfig, d time.Durat
 		}
 	}
 	cpu := (cpuTime() - cpu0).Seconds()
-	return run{rowsPerSec: float64(n) / time.Since(start).Seconds(), rowsPerCPUSec: float64(n) / cpu, cpuSec: cpu}, ctx.Err()
+	return run{rowsPerSec: float64(n) / time.Since(start).Seconds(), rowsPerCPUSec: float64(n) / cpu, cpuSec: cpu,
+		gcShare: (gcCPU() - gc0) / cpu}, ctx.Err()
 }
 
-// pipelineGenerator shapes the pipeline benchmark's source: epochs of a
-// million rows (about what a one-second epoch holds at the rates measured
-// here), chunks of 1024 rows, 100,000 keys.
-var pipelineGenerator = testkit.GeneratorConfig{RowsPerEpoch: 1000000, ChunkSize: 1024, Keys: 100000}
+// pipelineGenerator shapes the pipeline benchmark's sources: epochs of
+// cfg.RowsPerEpoch rows (DefaultRowsPerEpoch), chunks of 1024 rows,
+// 100,000 keys.
+func pipelineGenerator(cfg PipelineConfig) testkit.GeneratorConfig {
+	n := cfg.RowsPerEpoch
+	if n == 0 {
+		n = DefaultRowsPerEpoch
+	}
+	return testkit.GeneratorConfig{RowsPerEpoch: n, ChunkSize: 1024, Keys: 100000}
+}
 
-// runPipeline runs the keyed pipeline (or, with genOnly, the generator into
-// a dropping sink over a forward edge) for cfg.Duration with checkpoints
-// every interval (none when 0) and returns its rows per second and the
-// number of completed checkpoints.
+// runPipeline runs the keyed pipeline (or, with genOnly, one generator
+// subtask into a dropping sink over a forward edge) for cfg.Duration with
+// checkpoints every interval (none when 0) and returns its rows per second
+// and the number of completed checkpoints.
 func runPipeline(ctx context.Context, cfg PipelineConfig, g testkit.GeneratorConfig, interval time.Duration, genOnly bool) (run, error) {
+	if cfg.Parallelism == 0 {
+		cfg.Parallelism = 1
+	}
 	var rows atomic.Int64
 	completed := 0
 	job := &graph.Job{Name: "bench-pipeline", Vertices: []graph.Vertex{
-		{Name: "gen", Parallelism: 1, NewSource: func(int) operator.Source { return testkit.NewGenerator(g) }},
-		{Name: "count", Parallelism: 2, NewOperator: func(int) operator.Operator {
+		{Name: "gen", Parallelism: cfg.Parallelism, NewSource: func(int) operator.Source { return testkit.NewGenerator(g) }},
+		{Name: "count", Parallelism: countParallelism(cfg), NewOperator: func(int) operator.Operator {
 			return counting{Operator: testkit.NewKeyedSum(), rows: &rows}
 		}},
 	}, Edges: []graph.Edge{
 		{From: "gen", To: "count", Partitioning: graph.Hash, KeyColumns: []int{0}, KeyTypes: []types.Type{types.Int64}},
 	}}
 	if genOnly {
+		job.Vertices[0].Parallelism = 1
 		job.Vertices[1] = graph.Vertex{Name: "count", Parallelism: 1, NewOperator: func(int) operator.Operator {
 			return counting{Operator: testkit.Discard{}, rows: &rows}
 		}}
@@ -341,20 +407,36 @@ func runPipeline(ctx context.Context, cfg PipelineConfig, g testkit.GeneratorCon
 	}
 	rctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0, gc0 := time.Now(), cpuTime(), gcCPU()
 	err := task.Run(rctx, job, opts)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return run{}, err
 	}
-	n := float64(rows.Load())
-	return run{rowsPerSec: n / time.Since(start).Seconds(), rowsPerCPUSec: n / (cpuTime() - cpu0).Seconds(),
-		cpuSec: (cpuTime() - cpu0).Seconds(), checkpoints: completed}, ctx.Err()
+	n, cpu := float64(rows.Load()), (cpuTime() - cpu0).Seconds()
+	return run{rowsPerSec: n / time.Since(start).Seconds(), rowsPerCPUSec: n / cpu,
+		cpuSec: cpu, gcShare: (gcCPU() - gc0) / cpu, checkpoints: completed}, ctx.Err()
 }
 
 // run is the outcome of one runPipeline.
 type run struct {
 	rowsPerSec, rowsPerCPUSec, cpuSec float64
-	checkpoints                       int
+	// gcShare is the garbage collector's share of the run's CPU time,
+	// from the runtime's estimate, which counts the time its workers
+	// hold a P: on a loaded machine, where they hold it without running,
+	// it overstates (BenchmarkPipelineRun prints it; Pipeline does not).
+	gcShare     float64
+	checkpoints int
+}
+
+// gcCPU returns the runtime's estimate of the CPU seconds the garbage
+// collector has used so far (runtime/metrics /cpu/classes/gc/total).
+func gcCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return s[0].Value.Float64()
 }
 
 // cpuTime returns the CPU time (user and system) the process has used so

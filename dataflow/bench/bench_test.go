@@ -49,29 +49,34 @@ func BenchmarkPipeline(b *testing.B) {
 // -benchtime=1x.
 func BenchmarkPipelineRun(b *testing.B) {
 	for _, c := range []struct {
-		name     string
-		interval time.Duration
-		genOnly  bool
-	}{{"generator", 0, false}, {"generator-job", 0, true}, {"no-checkpoint", 0, false}, {"checkpoint-1s", time.Second, false}} {
+		name         string
+		interval     time.Duration
+		genOnly      bool
+		rowsPerEpoch int64
+	}{{"generator", 0, false, 0}, {"generator-job", 0, true, 0}, {"no-checkpoint", 0, false, 0},
+		{"no-checkpoint-epochs-of-1M", 0, false, 1000000}, {"checkpoint-1s", time.Second, false, 0}} {
 		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
 				if c.name == "generator" {
-					r, err := generatorAlone(context.Background(), pipelineGenerator, 3*time.Second)
+					r, err := generatorAlone(context.Background(), pipelineGenerator(PipelineConfig{}), 3*time.Second)
 					if err != nil {
 						b.Fatal(err)
 					}
 					b.ReportMetric(r.rowsPerSec, "rows/s")
 					b.ReportMetric(r.rowsPerCPUSec, "rows/cpu-s")
 					b.ReportMetric(r.cpuSec, "cpu-s")
+					b.ReportMetric(r.gcShare, "gc-share")
 					continue
 				}
-				r, err := runPipeline(context.Background(), PipelineConfig{Dir: b.TempDir(), Duration: 3 * time.Second}, pipelineGenerator, c.interval, c.genOnly)
+				r, err := runPipeline(context.Background(), PipelineConfig{Dir: b.TempDir(), Duration: 3 * time.Second},
+					pipelineGenerator(PipelineConfig{RowsPerEpoch: c.rowsPerEpoch}), c.interval, c.genOnly)
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(r.rowsPerSec, "rows/s")
 				b.ReportMetric(r.rowsPerCPUSec, "rows/cpu-s")
 				b.ReportMetric(r.cpuSec, "cpu-s")
+				b.ReportMetric(r.gcShare, "gc-share")
 			}
 		})
 	}

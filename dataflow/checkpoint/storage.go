@@ -57,6 +57,9 @@ type Metadata struct {
 	Mode       string            `json:"mode"`
 	Subtasks   []FileInfo        `json:"subtasks"`
 	Shared     []string          `json:"shared,omitempty"`
+	// KeyGroupHash is the key-group hash version the job's keyed state
+	// was written with (state.KeyGroupHash); 0, absent, is version 1.
+	KeyGroupHash int `json:"key_group_hash,omitempty"`
 }
 
 // Subtask returns the file of subtask i of vertex, or false.

@@ -13,9 +13,10 @@
 // owns its key's group, so a subtask only ever touches keys in its range,
 // and a later rescale can hand whole groups to other subtasks.
 //
-// HashKeys computes the same hashes for a whole chunk column by column
-// (the exchange's path); it must agree with Hash64 of EncodeKey on every
-// row, since key groups are persisted in checkpoints.
+// HashKeys computes the same hashes for a whole chunk (the exchange's
+// path); it must agree with Hash64 of EncodeKey on every row, since key
+// groups are persisted in checkpoints, which record the hash's version
+// (KeyGroupHash).
 //
 // Every entry is stored under a namespace and a user key:
 //

@@ -59,6 +59,12 @@
 // complete, one pending trigger), so the job loop never blocks on a slow
 // subtask and control stays bounded.
 //
+// The metadata records the key-group hash version (state.KeyGroupHash) the
+// job's keyed state and routing used; a checkpoint of another version is
+// refused with an error naming it (invariant key-group-hash-fixed in
+// dataflow/state), since its keys would be looked up in other key groups
+// and on other subtasks than the ones that hold them.
+//
 // Under the timeout policy the job also measures aligned_checkpoint_timeout
 // from each trigger, as Flink does since FLINK-23041: when it expires,
 // a source still waiting for room to emit the barrier emits it unaligned at

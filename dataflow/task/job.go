@@ -101,6 +101,9 @@ func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 		m, err := opts.Storage.Latest()
 		switch {
 		case err == nil:
+			if err := checkKeyGroupHash(opts.Storage, m); err != nil {
+				return fmt.Errorf("job %s: %w", job.Name, err)
+			}
 			a.restored = m
 		case !errors.Is(err, base.ErrNotFound):
 			return fmt.Errorf("job %s: %w", job.Name, err)
@@ -225,6 +228,23 @@ func (a *attempt) build() error {
 		for ch, q := range t.inputs {
 			t.inPools[ch] = pools[q]
 		}
+	}
+	return nil
+}
+
+// checkKeyGroupHash refuses to restore checkpoint m of storage s when its
+// keyed state was written with another key-group hash than this build's
+// (invariant key-group-hash-fixed): its keys would be looked up in other
+// key groups, and on other subtasks, than the ones holding them. Metadata
+// without the field predates it and has version 1.
+func checkKeyGroupHash(s *checkpoint.Storage, m *checkpoint.Metadata) error {
+	v := m.KeyGroupHash
+	if v == 0 {
+		v = 1
+	}
+	if v != state.KeyGroupHash {
+		return fmt.Errorf("checkpoint %d in %s was written with key-group hash version %d, this build has version %d and cannot restore it: %w",
+			m.Checkpoint, s.Dir(m.Checkpoint), v, state.KeyGroupHash, base.ErrInvalidArgument)
 	}
 	return nil
 }
@@ -360,7 +380,7 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 					})
 				}
 			case coordinator.Persist:
-				m := &checkpoint.Metadata{Job: a.job.Name, Checkpoint: act.ID, Mode: opts.Policy.String()}
+				m := &checkpoint.Metadata{Job: a.job.Name, Checkpoint: act.ID, Mode: opts.Policy.String(), KeyGroupHash: state.KeyGroupHash}
 				var chBytes, stBytes int64
 				for _, ack := range act.Acks {
 					r := ack.(report)

@@ -51,15 +51,9 @@ func (o *edgeOut) emitChunk(c *types.Chunk, cancel <-chan struct{}) error {
 				o.route[g] = int32(state.SubtaskOf(state.KeyGroup(g), o.maxPar, len(o.queues)))
 			}
 		}
-		for i := range o.sel {
-			o.sel[i] = o.sel[i][:0]
-		}
 		n := c.Len()
 		o.hashes = state.HashKeys(c, o.edge.KeyColumns, o.edge.KeyTypes, o.hashes)
-		for r, h := range o.hashes {
-			t := o.route[state.GroupOfHash(h, o.maxPar)]
-			o.sel[t] = append(o.sel[t], int32(r))
-		}
+		o.split(n)
 		scanned, pooled := false, false
 		for t, sel := range o.sel {
 			switch len(sel) {
@@ -95,6 +89,34 @@ func (o *edgeOut) emitChunk(c *types.Chunk, cancel <-chan struct{}) error {
 			}
 		}
 		return nil
+	}
+}
+
+// split fills o.sel with the rows of each target, in row order, from the
+// key hashes of the n rows in o.hashes. Every target's selection has room
+// for all n rows, so that appending never grows it, and the loop keeps the
+// route table, the mask and the selections in locals (through o the
+// compiler reloads them on every row, since the appends write memory).
+func (o *edgeOut) split(n int) {
+	sel, route, hashes := o.sel, o.route, o.hashes[:n]
+	for i := range sel {
+		if cap(sel[i]) < n {
+			sel[i] = make([]int32, 0, n)
+		}
+		sel[i] = sel[i][:0]
+	}
+	if m := uint64(o.maxPar); m&(m-1) == 0 {
+		mask := m - 1
+		route = route[:mask+1]
+		for r, h := range hashes {
+			t := route[h&mask]
+			sel[t] = append(sel[t], int32(r))
+		}
+		return
+	}
+	for r, h := range hashes {
+		t := route[state.GroupOfHash(h, o.maxPar)]
+		sel[t] = append(sel[t], int32(r))
 	}
 }
 

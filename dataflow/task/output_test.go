@@ -5,6 +5,8 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 
+	"github.com/stratadb/strata/dataflow/graph"
+	"github.com/stratadb/strata/dataflow/state"
 	"github.com/stratadb/strata/internal/types"
 )
 
@@ -114,5 +116,46 @@ func TestSelectPooledMatchesChunkSelect(t *testing.T) {
 	text.Append(types.Insert, types.Row{types.NewInt64(1), types.NewText("x")})
 	if intsOnly(text) {
 		t.Fatal("a chunk with a text column is not Ints-only")
+	}
+}
+
+// TestSplitRoutesByKeyGroup: the exchange sends every row to the subtask
+// that owns its key's group (state.KeyGroupOf of the encoded key, then
+// state.SubtaskOf), in row order, with a power-of-two maximum parallelism
+// (the masked path) and another.
+func TestSplitRoutesByKeyGroup(t *testing.T) {
+	ts := []types.Type{types.Int64, types.Int64}
+	c := types.NewChunk(ts, 0)
+	for i := range 3000 {
+		c.Append(types.Insert, types.Row{types.NewInt64(int64(i*i) - 40000), types.NewInt64(int64(i))})
+	}
+	for _, maxPar := range []int{128, 1000} {
+		const targets = 3
+		o := &edgeOut{edge: graph.Edge{Partitioning: graph.Hash, KeyColumns: []int{0}, KeyTypes: ts[:1]}, maxPar: maxPar,
+			sel: make([][]int32, targets), route: make([]int32, maxPar)}
+		for g := range o.route {
+			o.route[g] = int32(state.SubtaskOf(state.KeyGroup(g), maxPar, targets))
+		}
+		o.hashes = state.HashKeys(c, o.edge.KeyColumns, o.edge.KeyTypes, o.hashes)
+		o.split(c.Len())
+		seen := 0
+		for tg, sel := range o.sel {
+			for j, r := range sel {
+				if j > 0 && sel[j-1] >= r {
+					t.Fatalf("max %d: target %d rows out of order: %v", maxPar, tg, sel[j-1:j+1])
+				}
+				key := types.EncodeKey(nil, c.Row(int(r)), []int{0}, ts[:1])
+				if want := state.SubtaskOf(state.KeyGroupOf(key, maxPar), maxPar, targets); want != tg {
+					t.Fatalf("max %d: row %d sent to %d, its key group belongs to %d", maxPar, r, tg, want)
+				}
+			}
+			if len(sel) == 0 {
+				t.Fatalf("max %d: no rows for target %d", maxPar, tg)
+			}
+			seen += len(sel)
+		}
+		if seen != c.Len() {
+			t.Fatalf("max %d: %d rows routed of %d", maxPar, seen, c.Len())
+		}
 	}
 }
