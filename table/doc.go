@@ -19,6 +19,7 @@
 // # Reading
 //
 //	t.ReadLatest(), t.ReadSnapshot(id), t.ReadAtEpoch(e)   // merge on read
+//	t.ReadLatestChunks()                                   // the same as chunks, no datum per value
 //	s, _ := t.StreamFrom(scan.Position{Snapshot: 1}, "")   // changelog, resumable
 //
 // # Parts (one package each; nouns apart from verbs)
@@ -30,7 +31,7 @@
 //	snapshot        snapshot files, hints, committed epoch, tags, consumers
 //	manifest        data file metadata, manifest entries, Avro codecs
 //	format/parquet  Parquet data files
-//	record          the KV record
+//	record          the KV record, and Block: records stored by column
 //	mergetree       merge engines, run merging, universal compaction picker
 //	store           one table's files and caches
 //	write           the writer (buckets, level-0 runs, lookup changelog)

@@ -103,6 +103,17 @@ func (t *Table) ReadLatest() ([]types.Row, error) {
 	return scan.Read(t.st, sn)
 }
 
+// ReadLatestChunks returns the rows of the latest snapshot (none if
+// empty) as chunks, every row kind +I: the batch read without a datum per
+// value (scan.ReadChunks).
+func (t *Table) ReadLatestChunks() ([]*types.Chunk, error) {
+	sn, err := t.Latest()
+	if err != nil || sn == nil {
+		return nil, err
+	}
+	return scan.ReadChunks(t.st, sn)
+}
+
 // ReadAtEpoch returns the rows of the table at epoch e: the newest
 // snapshot with epoch <= e. An epoch above the committed epoch gives an
 // error wrapping base.ErrOutOfRange: the table cannot answer for it yet.

@@ -7,6 +7,14 @@
 // with other work disturbs far less than wall time. It only measures; the
 // CLI wiring lives in cmd/strata.
 //
+// The scan is the batch read as chunks (Table.ReadLatestChunks: merge on
+// read, no datum per value), folding every value as DuckDB's scan it is
+// compared with does (count, sum of each integer column, sum of the text
+// column's lengths); row_scan_rows_per_sec is the same read returning rows
+// of datums (Table.ReadLatest). Each scan runs ScanRuns times, each on a
+// fresh table handle (nothing cached), and the fastest run counts: on a
+// shared machine the slower ones measure the neighbours.
+//
 // The workload follows the issue: rows of about RowBytes bytes (a BIGINT
 // key, a BIGINT and a TEXT padding column), Rows upserts over Keys
 // distinct keys drawn uniformly, Buckets buckets, EpochRows rows per

@@ -19,27 +19,24 @@ import (
 // u.OutputLevel, and returns them. The merged files leave the store's
 // decoded-file cache.
 func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) ([]manifest.DataFile, error) {
-	runs := make([][]record.KV, 0, len(u.Files))
+	runs := make([]*record.Block, 0, len(u.Files))
 	var epoch int64
 	for _, file := range u.Files {
-		kvs, err := st.ReadFile(b, file, sc)
+		blk, err := st.ReadBlock(b, file, sc)
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, kvs)
+		runs = append(runs, blk)
 		epoch = max(epoch, file.Epoch)
 	}
-	merged := mergetree.Merge(runs, f, u.DropDeletes)
-	// The merged records' rows still lie in the inputs' blocks of memory;
-	// copied into blocks of their own, the inputs' blocks can go when the
-	// inputs leave the cache. Without the copy, a row that survives many
-	// compactions keeps alive the whole block it was first decoded or
-	// buffered into, and a table's retained memory grows with its history.
-	mergetree.CompactRows(merged)
+	// The merged records are gathered into a block of their own, so the
+	// inputs' blocks can go when the inputs leave the cache (string values
+	// aside, which keep the decoded pages they point into alive).
+	merged := mergetree.MergeBlocks(sc.Types(), runs, f, u.DropDeletes)
 	var out []manifest.DataFile
-	for start := 0; start < len(merged); start += targetRows {
-		end := min(start+targetRows, len(merged))
-		df, err := st.WriteFile(b, "data", sc, merged[start:end], int32(u.OutputLevel), base.Epoch(epoch))
+	for start := 0; start < merged.Len(); start += targetRows {
+		end := min(start+targetRows, merged.Len())
+		df, err := st.WriteFile(b, "data", sc, merged.Slice(start, end), int32(u.OutputLevel), base.Epoch(epoch))
 		if err != nil {
 			return nil, err
 		}

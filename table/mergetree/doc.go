@@ -30,15 +30,22 @@
 //     writers refuse retractions for tables that use them.
 //   - first-row: the oldest record wins; retractions are ignored.
 //
-// Merging (Merge, MergeRows) walks two runs with two cursors and more
-// runs with a heap of cursors; the deduplicate engine's result is taken as
-// the newest record of a key without feeding the function. A writer's
-// buffer becomes a run through SortMerge: it sorts 32-byte entries (the
-// first 16 key bytes as two integers, the key length, the sequence number,
-// the record's position) instead of the records, merges each key's
-// records, and copies the surviving rows and keys into one block each in
-// key order, so that the passes that follow (encoding, the lookup
-// changelog, compaction) read memory in order.
+// Runs are record.Blocks (records by column). Merging (MergeBlocks, and
+// MergeValues for batch reads) walks one run directly, two runs with two
+// cursors and more runs with a heap of cursors (BlockIterator), comparing
+// keys only; the deduplicate engine's result is taken as the newest record
+// of a key without feeding the function, and the surviving records are
+// then gathered column by column into the output. Other engines feed the
+// function with each key's records built as rows. A writer's buffer
+// becomes a run through SortMerge: it sorts 32-byte entries (the first 16
+// key bytes as two integers, the key length, the sequence number, the
+// record's position) instead of the records, by radix on the first 8 key
+// bytes for long buffers, merges each key's records, and gathers the
+// survivors into a new block in key order, so that the passes that follow
+// (encoding, the lookup changelog, compaction) read memory in order.
+//
+// The merge functions work on record.KV rows; MergeSorted and SortKVs
+// serve point lookups, which merge a handful of records.
 //
 // Universal compaction (Pick, RocksDB's and Paimon's universal style):
 // size amplification (all newer runs over the oldest) above the limit

@@ -131,16 +131,16 @@ func IsDeduplicate(f Func) bool {
 	return ok
 }
 
-// NormalizeInput rewrites input rows before their first merge: for the
-// partial-update engine an input +U means the same as +I (see
-// partialUpdate); other engines take input as is.
-func NormalizeInput(o schema.Options, kvs []record.KV) {
+// NormalizeInput rewrites the row kinds of input records before their
+// first merge: for the partial-update engine an input +U means the same as
+// +I (see partialUpdate); other engines take input as is.
+func NormalizeInput(o schema.Options, kinds []types.RowKind) {
 	if o.MergeEngine != schema.PartialUpdate {
 		return
 	}
-	for i := range kvs {
-		if kvs[i].Kind == types.UpdateAfter {
-			kvs[i].Kind = types.Insert
+	for i, k := range kinds {
+		if k == types.UpdateAfter {
+			kinds[i] = types.Insert
 		}
 	}
 }
@@ -291,211 +291,6 @@ func SortKVs(kvs []record.KV) {
 		}
 		return cmp.Compare(a.Seq, b.Seq)
 	})
-}
-
-// Merge merges runs (each sorted by key then seq, in any run order) into
-// one record per key, sorted by key, using f. With dropRetracts, keys
-// whose result is a retraction are left out ([drop-deletes]); reads always
-// drop them. It is a k-way merge over the runs (a heap of run cursors),
-// so it costs O(n log k) for n records in k runs.
-func Merge(runs [][]record.KV, f Func, dropRetracts bool) []record.KV {
-	n := 0
-	for _, r := range runs {
-		n += len(r)
-	}
-	return MergeInto(make([]record.KV, 0, n), runs, f, dropRetracts)
-}
-
-// MergeInto is Merge appending to out.
-func MergeInto(out []record.KV, runs [][]record.KV, f Func, dropRetracts bool) []record.KV {
-	mergeEach(runs, f, dropRetracts, func(kv *record.KV) { out = append(out, *kv) })
-	return out
-}
-
-// MergeRows is Merge returning only the merged rows, appended to out: a
-// batch read wants the rows, and building the records first would allocate
-// and copy a record per row for nothing.
-func MergeRows(out []types.Row, runs [][]record.KV, f Func, dropRetracts bool) []types.Row {
-	mergeEach(runs, f, dropRetracts, func(kv *record.KV) { out = append(out, kv.Row) })
-	return out
-}
-
-// mergeEach calls emit with each merged record of runs in key order (see
-// Merge). The record passed is only valid during the call.
-func mergeEach(runs [][]record.KV, f Func, dropRetracts bool, emit func(*record.KV)) {
-	_, dedupe := f.(*dedup)
-	switch len(runs) {
-	case 0:
-		return
-	case 1:
-		// One sorted run holds one record per key ([sorted-run]): no heap.
-		run := runs[0]
-		if dedupe {
-			// Deduplicate's result of a lone record is the record itself.
-			for i := range run {
-				if !(dropRetracts && run[i].Kind.IsRetract()) {
-					emit(&run[i])
-				}
-			}
-			return
-		}
-		for i := range run {
-			f.Reset()
-			f.Add(&run[i])
-			if kv, ok := f.Result(); ok && !(dropRetracts && kv.Kind.IsRetract()) {
-				kv.Seq = run[i].Seq
-				emit(&kv)
-			}
-		}
-		return
-	case 2:
-		mergeTwo(runs[0], runs[1], f, dedupe, dropRetracts, emit)
-		return
-	}
-	it := NewIterator(runs)
-	var group []*record.KV
-	for {
-		group = it.NextKey(group[:0])
-		if len(group) == 0 {
-			return
-		}
-		mergeGroup(group, f, dedupe, dropRetracts, emit)
-	}
-}
-
-// mergeGroup emits the merge of one key's records (oldest first).
-func mergeGroup(group []*record.KV, f Func, dedupe, dropRetracts bool, emit func(*record.KV)) {
-	if dedupe {
-		// Deduplicate's result is the newest record as it is.
-		if kv := group[len(group)-1]; !(dropRetracts && kv.Kind.IsRetract()) {
-			emit(kv)
-		}
-		return
-	}
-	f.Reset()
-	var maxSeq base.SeqNum
-	for _, kv := range group {
-		f.Add(kv)
-		maxSeq = max(maxSeq, kv.Seq)
-	}
-	if kv, ok := f.Result(); ok && !(dropRetracts && kv.Kind.IsRetract()) {
-		kv.Seq = maxSeq
-		emit(&kv)
-	}
-}
-
-// mergeTwo is mergeEach of two runs, the common case of a bucket's read and
-// of its compactions: two cursors compared directly instead of a heap.
-func mergeTwo(a, b []record.KV, f Func, dedupe, dropRetracts bool, emit func(*record.KV)) {
-	var group []*record.KV
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		var key []byte
-		switch {
-		case j == len(b):
-			key = a[i].Key
-		case i == len(a):
-			key = b[j].Key
-		case bytes.Compare(a[i].Key, b[j].Key) <= 0:
-			key = a[i].Key
-		default:
-			key = b[j].Key
-		}
-		// The key's records of each run, each in sequence order, merged
-		// into one group oldest first.
-		ea, eb := i, j
-		for ea < len(a) && bytes.Equal(a[ea].Key, key) {
-			ea++
-		}
-		for eb < len(b) && bytes.Equal(b[eb].Key, key) {
-			eb++
-		}
-		group = group[:0]
-		for i < ea || j < eb {
-			if j == eb || (i < ea && a[i].Seq < b[j].Seq) {
-				group = append(group, &a[i])
-				i++
-			} else {
-				group = append(group, &b[j])
-				j++
-			}
-		}
-		mergeGroup(group, f, dedupe, dropRetracts, emit)
-	}
-}
-
-// Iterator walks sorted runs in (key, seq) order, a key at a time.
-type Iterator struct {
-	runs [][]record.KV
-	pos  []int
-	heap []int // run indexes, a min-heap on the runs' current records
-}
-
-// NewIterator returns an iterator over runs, each sorted by (key, seq).
-func NewIterator(runs [][]record.KV) *Iterator {
-	it := &Iterator{runs: runs, pos: make([]int, len(runs))}
-	for i, r := range runs {
-		if len(r) > 0 {
-			it.heap = append(it.heap, i)
-		}
-	}
-	for i := len(it.heap)/2 - 1; i >= 0; i-- {
-		it.down(i)
-	}
-	return it
-}
-
-func (it *Iterator) cur(h int) *record.KV { r := it.heap[h]; return &it.runs[r][it.pos[r]] }
-
-func (it *Iterator) less(a, b int) bool { return record.Less(it.cur(a), it.cur(b)) }
-
-func (it *Iterator) down(i int) {
-	n := len(it.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && it.less(r, l) {
-			m = r
-		}
-		if !it.less(m, i) {
-			return
-		}
-		it.heap[i], it.heap[m] = it.heap[m], it.heap[i]
-		i = m
-	}
-}
-
-// pop returns the smallest current record and advances its run.
-func (it *Iterator) pop() *record.KV {
-	kv := it.cur(0)
-	r := it.heap[0]
-	it.pos[r]++
-	if it.pos[r] == len(it.runs[r]) {
-		last := len(it.heap) - 1
-		it.heap[0] = it.heap[last]
-		it.heap = it.heap[:last]
-	}
-	if len(it.heap) > 0 {
-		it.down(0)
-	}
-	return kv
-}
-
-// NextKey appends to dst the records of the next key, oldest first, and
-// returns it; an empty result means the runs are exhausted.
-func (it *Iterator) NextKey(dst []*record.KV) []*record.KV {
-	if len(it.heap) == 0 {
-		return dst
-	}
-	first := it.pop()
-	dst = append(dst, first)
-	for len(it.heap) > 0 && bytes.Equal(it.cur(0).Key, first.Key) {
-		dst = append(dst, it.pop())
-	}
-	return dst
 }
 
 // MergeSorted merges records already sorted by (key, seq).

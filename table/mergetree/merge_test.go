@@ -96,7 +96,7 @@ func TestRemergeable(t *testing.T) {
 				rec := kv(i+1, kind, a, b)
 				in = append(in, rec)
 			}
-			NormalizeInput(o, in)
+			normalizeKVs(o, in)
 			whole := result(f, in...)
 			cut := r.Intn(n + 1)
 			first := MergeSorted(append([]record.KV(nil), in[:cut]...), f, false)
@@ -105,5 +105,17 @@ func TestRemergeable(t *testing.T) {
 				t.Fatalf("%s: %v split at %d: %s, whole %s", engine, in, cut, got, whole)
 			}
 		}
+	}
+}
+
+// normalizeKVs applies NormalizeInput to the row kinds of kvs.
+func normalizeKVs(o schema.Options, kvs []record.KV) {
+	kinds := make([]types.RowKind, len(kvs))
+	for i := range kvs {
+		kinds[i] = kvs[i].Kind
+	}
+	NormalizeInput(o, kinds)
+	for i := range kvs {
+		kvs[i].Kind = kinds[i]
 	}
 }

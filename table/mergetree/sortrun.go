@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/stratadb/strata/internal/base"
-	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/table/record"
 )
 
@@ -25,9 +24,8 @@ type sortEntry struct {
 	idx    uint32 // position in the buffer
 }
 
-func newSortEntry(kv *record.KV, idx int) sortEntry {
-	e := sortEntry{seq: kv.Seq, n: uint32(len(kv.Key)), idx: uint32(idx)}
-	k := kv.Key
+func newSortEntry(k []byte, seq base.SeqNum, idx int) sortEntry {
+	e := sortEntry{seq: seq, n: uint32(len(k)), idx: uint32(idx)}
 	if len(k) >= 16 {
 		e.hi, e.lo = binary.BigEndian.Uint64(k), binary.BigEndian.Uint64(k[8:])
 		return e
@@ -43,7 +41,7 @@ func newSortEntry(kv *record.KV, idx int) sortEntry {
 // prefixes are equal differ only in length, the shorter (a prefix of the
 // other followed by zero bytes) sorting first, as bytes.Compare has it;
 // longer keys with equal prefixes are compared in full.
-func compareEntries(kvs []record.KV, a, b *sortEntry) int {
+func compareEntries(blk *record.Block, a, b *sortEntry) int {
 	if a.hi != b.hi {
 		return cmp.Compare(a.hi, b.hi)
 	}
@@ -51,7 +49,7 @@ func compareEntries(kvs []record.KV, a, b *sortEntry) int {
 		return cmp.Compare(a.lo, b.lo)
 	}
 	if a.n > 16 && b.n > 16 {
-		if c := bytes.Compare(kvs[a.idx].Key[16:], kvs[b.idx].Key[16:]); c != 0 {
+		if c := bytes.Compare(blk.Key(int(a.idx))[16:], blk.Key(int(b.idx))[16:]); c != 0 {
 			return c
 		}
 	} else if a.n != b.n {
@@ -62,14 +60,14 @@ func compareEntries(kvs []record.KV, a, b *sortEntry) int {
 
 // less orders entries as compareEntries does, deciding on the prefix words
 // inline and calling compareEntries only when they are equal.
-func (a *sortEntry) less(kvs []record.KV, b *sortEntry) bool {
+func (a *sortEntry) less(blk *record.Block, b *sortEntry) bool {
 	if a.hi != b.hi {
 		return a.hi < b.hi
 	}
 	if a.lo != b.lo {
 		return a.lo < b.lo
 	}
-	return compareEntries(kvs, a, b) < 0
+	return compareEntries(blk, a, b) < 0
 }
 
 // sortEntries sorts e by compareEntries: a quicksort (median-of-three
@@ -78,25 +76,25 @@ func (a *sortEntry) less(kvs []record.KV, b *sortEntry) bool {
 // step. After depth levels of partitioning it hands the range to
 // slices.SortFunc, which bounds the worst case. Entries are all distinct
 // (sequence numbers are unique).
-func sortEntries(kvs []record.KV, e []sortEntry, depth int) {
+func sortEntries(blk *record.Block, e []sortEntry, depth int) {
 	for len(e) > 16 {
 		if depth == 0 {
-			slices.SortFunc(e, func(a, b sortEntry) int { return compareEntries(kvs, &a, &b) })
+			slices.SortFunc(e, func(a, b sortEntry) int { return compareEntries(blk, &a, &b) })
 			return
 		}
 		depth--
-		p := partitionEntries(kvs, e)
+		p := partitionEntries(blk, e)
 		// Recurse into the shorter side, loop on the longer.
 		if p < len(e)-p {
-			sortEntries(kvs, e[:p], depth)
+			sortEntries(blk, e[:p], depth)
 			e = e[p+1:]
 		} else {
-			sortEntries(kvs, e[p+1:], depth)
+			sortEntries(blk, e[p+1:], depth)
 			e = e[:p]
 		}
 	}
 	for i := 1; i < len(e); i++ {
-		for j := i; j > 0 && e[j].less(kvs, &e[j-1]); j-- {
+		for j := i; j > 0 && e[j].less(blk, &e[j-1]); j-- {
 			e[j], e[j-1] = e[j-1], e[j]
 		}
 	}
@@ -105,26 +103,26 @@ func sortEntries(kvs []record.KV, e []sortEntry, depth int) {
 // partitionEntries moves the median of e's first, middle and last entries
 // to its sorted place p, smaller entries before it and larger after, and
 // returns p.
-func partitionEntries(kvs []record.KV, e []sortEntry) int {
+func partitionEntries(blk *record.Block, e []sortEntry) int {
 	n := len(e)
 	m := n / 2
-	if e[m].less(kvs, &e[0]) {
+	if e[m].less(blk, &e[0]) {
 		e[m], e[0] = e[0], e[m]
 	}
-	if e[n-1].less(kvs, &e[0]) {
+	if e[n-1].less(blk, &e[0]) {
 		e[n-1], e[0] = e[0], e[n-1]
 	}
-	if e[n-1].less(kvs, &e[m]) {
+	if e[n-1].less(blk, &e[m]) {
 		e[n-1], e[m] = e[m], e[n-1]
 	}
 	e[0], e[m] = e[m], e[0]
 	pivot := e[0]
 	i, j := 1, n-1
 	for {
-		for i <= j && e[i].less(kvs, &pivot) {
+		for i <= j && e[i].less(blk, &pivot) {
 			i++
 		}
-		for i <= j && pivot.less(kvs, &e[j]) {
+		for i <= j && pivot.less(blk, &e[j]) {
 			j--
 		}
 		if i >= j {
@@ -138,83 +136,68 @@ func partitionEntries(kvs []record.KV, e []sortEntry) int {
 	return j
 }
 
-// SortMerge sorts kvs (a write buffer in any order) by key and sequence
-// number and merges each key's records with f, as SortKVs followed by
-// MergeSorted would, without reordering kvs itself. The result's rows and
-// keys are copies laid out one after another in key order, in one block of
-// memory each: a write buffer's rows sit in arrival order, so after
-// sorting they would be scattered, and every later pass over the run
-// (encoding, the lookup changelog, compaction) would wait on a cache miss
-// per row.
-func SortMerge(kvs []record.KV, f Func, dropRetracts bool) []record.KV {
-	if len(kvs) == 0 {
-		return nil
+// radixMin is the buffer length from which sortBuffer sorts by radix.
+const radixMin = 1024
+
+// sortBuffer sorts e by compareEntries. Long buffers go through a stable
+// least-significant-digit radix sort on the first 8 key bytes (hi), one
+// pass per byte position where the entries' bytes differ (keys drawn from
+// a narrow range, as BIGINT keys usually are, differ in only a few), and
+// then each run of equal hi words is finished by comparison: insertion
+// sort for short runs, sortEntries for long ones (many records of one
+// key). Short buffers go to sortEntries directly. A quicksort costs some
+// 2 log2(n) comparisons per entry with a hard-to-predict branch each; the
+// radix passes cost a few sequential moves per entry.
+func sortBuffer(blk *record.Block, e []sortEntry) {
+	if len(e) < radixMin {
+		sortEntries(blk, e, 2*bits.Len(uint(len(e))))
+		return
 	}
-	entries := make([]sortEntry, len(kvs))
-	for i := range kvs {
-		entries[i] = newSortEntry(&kvs[i], i)
+	var counts [8][256]int
+	for i := range e {
+		h := e[i].hi
+		for d := range 8 {
+			counts[d][byte(h>>(8*d))]++
+		}
 	}
-	sortEntries(kvs, entries, 2*bits.Len(uint(len(entries))))
-	_, dedupe := f.(*dedup)
-	out := make([]record.KV, 0, len(kvs))
-	for i := 0; i < len(entries); {
+	tmp := make([]sortEntry, len(e))
+	src, dst := e, tmp
+	for d := range 8 {
+		c := &counts[d]
+		if c[byte(src[0].hi>>(8*d))] == len(src) {
+			continue // every entry has the same byte here
+		}
+		var pos [256]int
+		sum := 0
+		for b := range 256 {
+			pos[b] = sum
+			sum += c[b]
+		}
+		shift := 8 * d
+		for i := range src {
+			b := byte(src[i].hi >> shift)
+			dst[pos[b]] = src[i]
+			pos[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &e[0] {
+		copy(e, src)
+	}
+	for i := 0; i < len(e); {
 		j := i + 1
-		for j < len(entries) && sameKey(kvs, &entries[i], &entries[j]) {
+		for j < len(e) && e[j].hi == e[i].hi {
 			j++
 		}
-		if dedupe {
-			// Deduplicate's result is the newest record as it is.
-			kv := kvs[entries[j-1].idx]
-			if !(dropRetracts && kv.Kind.IsRetract()) {
-				out = append(out, kv)
+		if run := e[i:j]; len(run) > 16 {
+			sortEntries(blk, run, 2*bits.Len(uint(len(run))))
+		} else {
+			for a := 1; a < len(run); a++ {
+				for b := a; b > 0 && run[b].less(blk, &run[b-1]); b-- {
+					run[b], run[b-1] = run[b-1], run[b]
+				}
 			}
-			i = j
-			continue
-		}
-		f.Reset()
-		var maxSeq base.SeqNum
-		for _, e := range entries[i:j] {
-			f.Add(&kvs[e.idx])
-			maxSeq = max(maxSeq, e.seq)
-		}
-		if kv, ok := f.Result(); ok && !(dropRetracts && kv.Kind.IsRetract()) {
-			kv.Seq = maxSeq
-			out = append(out, kv)
 		}
 		i = j
-	}
-	CompactRows(out)
-	return out
-}
-
-func sameKey(kvs []record.KV, a, b *sortEntry) bool {
-	if a.hi != b.hi || a.lo != b.lo || a.n != b.n {
-		return false
-	}
-	return a.n <= 16 || bytes.Equal(kvs[a.idx].Key[16:], kvs[b.idx].Key[16:])
-}
-
-// CompactRows copies the rows and keys of kvs into one new block each,
-// in order, and points the records at the copies (see SortMerge for why).
-func CompactRows(kvs []record.KV) {
-	n, nk := 0, 0
-	for i := range kvs {
-		n += len(kvs[i].Row)
-		nk += len(kvs[i].Key)
-	}
-	slab := make([]types.Datum, n)
-	keys := make([]byte, 0, nk)
-	off := 0
-	for i := range kvs {
-		kv := &kvs[i]
-		w := len(kv.Row)
-		copy(slab[off:off+w], kv.Row)
-		kv.Row = types.Row(slab[off : off+w : off+w])
-		off += w
-		if kv.Key != nil {
-			k := len(keys)
-			keys = append(keys, kv.Key...)
-			kv.Key = keys[k:len(keys):len(keys)]
-		}
 	}
 }

@@ -54,10 +54,10 @@ func TestSortMergeEqualsSortThenMerge(t *testing.T) {
 			}
 			// Sequence numbers need not follow positions.
 			r.Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
-			NormalizeInput(o, in)
-			arrival := append([]record.KV(nil), in...)
+			normalizeKVs(o, in)
+			buf := record.BlockOf(s.Types(), true, in)
 			for _, drop := range []bool{false, true} {
-				got := SortMerge(in, NewFunc(s, o), drop)
+				got := SortMerge(buf, NewFunc(s, o), drop).KVs()
 				sorted := append([]record.KV(nil), in...)
 				SortKVs(sorted)
 				want := MergeSorted(sorted, NewFunc(s, o), drop)
@@ -72,7 +72,7 @@ func TestSortMergeEqualsSortThenMerge(t *testing.T) {
 					}
 				}
 				for i := range in {
-					if in[i].Seq != arrival[i].Seq {
+					if buf.Seqs[i] != in[i].Seq || string(buf.Key(i)) != string(in[i].Key) {
 						t.Fatalf("SortMerge reordered its input at %d", i)
 					}
 				}
@@ -101,8 +101,22 @@ func TestMergeTwoEqualsHeap(t *testing.T) {
 			SortKVs(runs[0])
 			SortKVs(runs[1])
 			for _, drop := range []bool{false, true} {
-				got := Merge([][]record.KV{runs[0], runs[1]}, NewFunc(s, o), drop)
-				want := Merge([][]record.KV{runs[0], runs[1], nil}, NewFunc(s, o), drop)
+				a, b := record.BlockOf(s.Types(), true, runs[0]), record.BlockOf(s.Types(), true, runs[1])
+				got := MergeBlocks(s.Types(), []*record.Block{a, b}, NewFunc(s, o), drop).KVs()
+				empty := record.NewBlock(s.Types(), true, 0)
+				// The heap: three runs that hold records.
+				third := record.NewBlock(s.Types(), true, 0)
+				third.AppendRow([]byte{0xff, 0xff, 0xff}, base.SeqNum(1000), types.Delete, types.Row{types.NewInt64(1), types.Null, types.Null})
+				want := MergeBlocks(s.Types(), []*record.Block{a, b, empty, third}, NewFunc(s, o), drop).KVs()
+				if len(want) > 0 && string(want[len(want)-1].Key) == "\xff\xff\xff" {
+					want = want[:len(want)-1]
+				}
+				// The sorted merge of all records is the reference for both.
+				all := append(append([]record.KV(nil), runs[0]...), runs[1]...)
+				SortKVs(all)
+				if ref := MergeSorted(all, NewFunc(s, o), drop); len(ref) != len(got) {
+					t.Fatalf("%s drop=%v: %d records, the sorted merge has %d", engine, drop, len(got), len(ref))
+				}
 				if len(got) != len(want) {
 					t.Fatalf("%s drop=%v: %d records, want %d", engine, drop, len(got), len(want))
 				}
@@ -120,7 +134,8 @@ func TestMergeTwoEqualsHeap(t *testing.T) {
 
 // TestSortEntries: the quicksort orders entries as compareEntries does, on
 // random, sorted, reversed and few-distinct-keys inputs, and also when its
-// depth bound sends ranges to the fallback sort.
+// depth bound sends ranges to the fallback sort; so does sortBuffer's
+// radix sort (depth -1).
 func TestSortEntries(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	for trial := 0; trial < 40; trial++ {
@@ -139,12 +154,17 @@ func TestSortEntries(t *testing.T) {
 			}
 			kvs[i].Seq = base.SeqNum(r.Int63())
 		}
-		for _, depth := range []int{64, 1, 0} {
+		blk := record.BlockOf(nil, true, kvs)
+		for _, depth := range []int{64, 1, 0, -1} {
 			e := make([]sortEntry, n)
 			for i := range kvs {
-				e[i] = newSortEntry(&kvs[i], i)
+				e[i] = newSortEntry(kvs[i].Key, kvs[i].Seq, i)
 			}
-			sortEntries(kvs, e, depth)
+			if depth < 0 {
+				sortBuffer(blk, e) // radix for n >= radixMin
+			} else {
+				sortEntries(blk, e, depth)
+			}
 			for i := 1; i < n; i++ {
 				a, b := &kvs[e[i-1].idx], &kvs[e[i].idx]
 				if !record.Less(a, b) {
@@ -160,20 +180,21 @@ func TestSortEntries(t *testing.T) {
 func BenchmarkSortMerge(b *testing.B) {
 	r := rand.New(rand.NewSource(1))
 	pad := types.NewText(strings.Repeat("x", 84))
-	kvs := make([]record.KV, 1<<16)
-	for i := range kvs {
+	ts := []types.Type{types.Int64, types.Int64, types.Text}
+	buf := record.NewBlock(ts, true, 1<<16)
+	for i := range 1 << 16 {
 		row := types.Row{types.NewInt64(int64(r.Intn(1 << 20))), types.NewInt64(int64(i)), pad}
-		kvs[i] = record.KV{Key: types.EncodeKey(nil, row, []int{0}, []types.Type{types.Int64}), Seq: base.SeqNum(i + 1), Kind: types.UpdateAfter, Row: row}
+		buf.AppendRow(types.EncodeKey(nil, row, []int{0}, ts[:1]), base.SeqNum(i+1), types.UpdateAfter, row)
 	}
 	f := &dedup{}
 	b.ResetTimer()
 	var ru0, ru1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	for range b.N {
-		SortMerge(kvs, f, false)
+		SortMerge(buf, f, false)
 	}
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
-	b.ReportMetric(float64(b.N*len(kvs))/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(float64(b.N*len(kvs))/cpu.Seconds(), "rows/cpu-s")
+	b.ReportMetric(float64(b.N*buf.Len())/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(b.N*buf.Len())/cpu.Seconds(), "rows/cpu-s")
 }

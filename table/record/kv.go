@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -40,4 +41,22 @@ func Bucket(key []byte, n int) int32 {
 		h *= 16777619
 	}
 	return int32(h % uint32(n))
+}
+
+// CompareKeys orders memcomparable keys as bytes.Compare does, deciding
+// on the first 8 bytes as one big-endian word when both keys have them
+// (a BIGINT key's 9 bytes mostly differ there), which spares merges a
+// call into the general comparison for every pair of records.
+func CompareKeys(a, b []byte) int {
+	if len(a) >= 8 && len(b) >= 8 {
+		x, y := binary.BigEndian.Uint64(a), binary.BigEndian.Uint64(b)
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+		return bytes.Compare(a[8:], b[8:])
+	}
+	return bytes.Compare(a, b)
 }

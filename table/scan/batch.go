@@ -22,64 +22,115 @@ import (
 // bucket order, sorted by key within a bucket for primary-key tables, in
 // sequence order for append tables.
 func ReadKVs(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([]record.KV, error) {
-	parts, err := mergeBuckets(st, sn, read, func(runs [][]record.KV, f mergetree.Func) []record.KV {
+	blocks, err := readBlocks(st, sn, read)
+	if err != nil {
+		return nil, err
+	}
+	var total int
+	for _, b := range blocks {
+		total += b.Len()
+	}
+	out := make([]record.KV, 0, total)
+	for _, b := range blocks {
+		out = append(out, b.KVs()...)
+	}
+	return out, nil
+}
+
+// Read returns the rows of snapshot sn (see ReadKVs), their values carved
+// from one block of datums.
+func Read(st *store.Store, sn *snapshot.Snapshot) ([]types.Row, error) {
+	parts, err := readValues(st, sn)
+	if err != nil {
+		return nil, err
+	}
+	var total, w int
+	for _, p := range parts {
+		total += p.Len()
+		w = p.Width()
+	}
+	rows := make([]types.Row, total)
+	slab := make([]types.Datum, total*w)
+	for i := range rows {
+		rows[i] = types.Row(slab[i*w : (i+1)*w : (i+1)*w])
+	}
+	// Column by column: each pass reads one vector in order.
+	first := 0
+	for _, p := range parts {
+		for c := range p.Cols {
+			v := &p.Cols[c]
+			for i := range p.Len() {
+				slab[(first+i)*w+c] = v.Get(i)
+			}
+		}
+		first += p.Len()
+	}
+	return rows, nil
+}
+
+// ReadChunks returns the rows of snapshot sn (see ReadKVs) as chunks of at
+// most types.DefaultChunkSize rows, every row kind +I. This is the batch
+// read without a datum per value: each bucket's merge gathers its rows'
+// values into one chunk's vectors (mergetree.MergeValues), which the
+// chunks returned slice.
+func ReadChunks(st *store.Store, sn *snapshot.Snapshot) ([]*types.Chunk, error) {
+	parts, err := readValues(st, sn)
+	if err != nil {
+		return nil, err
+	}
+	var out []*types.Chunk
+	for _, p := range parts {
+		for lo := 0; lo < p.Len(); lo += types.DefaultChunkSize {
+			out = append(out, record.SliceChunk(p, lo, min(lo+types.DefaultChunkSize, p.Len())))
+		}
+	}
+	return out, nil
+}
+
+// readValues returns the rows of sn as chunks, one per bucket of a
+// primary-key table (merged, retractions dropped), one per file of an
+// append table, in bucket order; every row kind is +I.
+func readValues(st *store.Store, sn *snapshot.Snapshot) ([]*types.Chunk, error) {
+	parts, err := mergeBuckets(st, sn, nil, func(ts []types.Type, runs []*record.Block, f mergetree.Func) []*types.Chunk {
 		if f == nil {
-			var out []record.KV
-			for _, run := range runs {
-				out = append(out, run...)
+			out := make([]*types.Chunk, len(runs))
+			for i, r := range runs {
+				c := r.Chunk
+				c.Kinds = make([]types.RowKind, r.Len()) // +I is 0
+				out[i] = &c
 			}
 			return out
 		}
-		return mergetree.Merge(runs, f, true)
+		return []*types.Chunk{mergetree.MergeValues(ts, runs, f)}
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(parts) == 1 {
-		return parts[0], nil
-	}
-	var total int
-	for _, p := range parts {
-		total += len(p)
-	}
-	out := make([]record.KV, 0, total)
+	var out []*types.Chunk
 	for _, p := range parts {
 		out = append(out, p...)
 	}
 	return out, nil
 }
 
-// Read returns the rows of snapshot sn (see ReadKVs). Each bucket's merge
-// yields its rows directly, without building the merged records first.
-func Read(st *store.Store, sn *snapshot.Snapshot) ([]types.Row, error) {
-	parts, err := mergeBuckets(st, sn, nil, func(runs [][]record.KV, f mergetree.Func) []types.Row {
-		var n int
-		for _, run := range runs {
-			n += len(run)
-		}
-		out := make([]types.Row, 0, n)
+// readBlocks returns the merged records of sn (see ReadKVs for read) as
+// blocks, in bucket order: one merged block per bucket of a primary-key
+// table, the files in sequence order for an append table.
+func readBlocks(st *store.Store, sn *snapshot.Snapshot, read *schema.Schema) ([]*record.Block, error) {
+	parts, err := mergeBuckets(st, sn, read, func(ts []types.Type, runs []*record.Block, f mergetree.Func) []*record.Block {
 		if f == nil {
-			for _, run := range runs {
-				for j := range run {
-					out = append(out, run[j].Row)
-				}
-			}
-			return out
+			return runs
 		}
-		return mergetree.MergeRows(out, runs, f, true)
+		return []*record.Block{mergetree.MergeBlocks(ts, runs, f, true)}
 	})
 	if err != nil {
 		return nil, err
 	}
-	var total int
+	var out []*record.Block
 	for _, p := range parts {
-		total += len(p)
+		out = append(out, p...)
 	}
-	rows := make([]types.Row, 0, total)
-	for _, p := range parts {
-		rows = append(rows, p...)
-	}
-	return rows, nil
+	return out, nil
 }
 
 // mergeBuckets reads and decodes the live files of sn (see ReadKVs for
@@ -92,7 +143,7 @@ func Read(st *store.Store, sn *snapshot.Snapshot) ([]types.Row, error) {
 // soon as its last file is decoded, under the same bound, while later
 // buckets' files are still decoding: there is no barrier between decoding
 // and merging at which cores would wait for the slowest file.
-func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Schema, merge func(runs [][]record.KV, f mergetree.Func) T) ([]T, error) {
+func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Schema, merge func(ts []types.Type, runs []*record.Block, f mergetree.Func) T) ([]T, error) {
 	if read == nil {
 		var err error
 		if read, err = st.Schemas.Get(sn.SchemaID); err != nil {
@@ -107,6 +158,7 @@ func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Sc
 	if err != nil {
 		return nil, err
 	}
+	ts := read.Types()
 	byBucket := store.ByBucket(live)
 	ids := make([]int32, 0, len(byBucket))
 	for b := range byBucket {
@@ -116,7 +168,7 @@ func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Sc
 	type bucketJob struct {
 		id      int32
 		files   []manifest.DataFile
-		runs    [][]record.KV
+		runs    []*record.Block
 		errs    []error
 		pending atomic.Int32 // files not decoded yet
 		out     T
@@ -127,7 +179,7 @@ func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Sc
 		if !read.HasPrimaryKey() {
 			sort.Slice(files, func(i, j int) bool { return files[i].MinSeq < files[j].MinSeq })
 		}
-		bj := &bucketJob{id: b, files: files, runs: make([][]record.KV, len(files)), errs: make([]error, len(files))}
+		bj := &bucketJob{id: b, files: files, runs: make([]*record.Block, len(files)), errs: make([]error, len(files))}
 		bj.pending.Store(int32(len(files)))
 		buckets[i] = bj
 	}
@@ -139,7 +191,7 @@ func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Sc
 			sem <- struct{}{}
 			go func() {
 				defer wg.Done()
-				bj.runs[fi], bj.errs[fi] = st.ReadFile(bj.id, file, read)
+				bj.runs[fi], bj.errs[fi] = st.ReadBlock(bj.id, file, read)
 				<-sem
 				if bj.pending.Add(-1) != 0 {
 					return
@@ -156,7 +208,7 @@ func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Sc
 				if read.HasPrimaryKey() {
 					f = mergetree.NewFunc(read, opts)
 				}
-				bj.out = merge(bj.runs, f)
+				bj.out = merge(ts, bj.runs, f)
 			}()
 		}
 	}

@@ -8,9 +8,12 @@
 // A batch read takes the snapshot's live files, groups them by bucket,
 // merges each bucket's runs with the table's merge function and drops
 // retract results (mergetree). Files are decoded in parallel, a bounded
-// number at a time, and each bucket merges as soon as its files are
-// decoded; Read takes each bucket's merged rows straight from the merge
-// (mergetree.MergeRows).
+// number at a time (GOMAXPROCS), into record.Blocks, and each bucket
+// merges as soon as its files are decoded, so every core decodes or
+// merges until the end. ReadChunks gives the merged rows as chunks sliced
+// from each bucket's merged columns (mergetree.MergeValues gathers only
+// the values), without a datum per value; Read builds rows of datums from
+// them, ReadKVs records with keys and sequence numbers.
 // ReadAtEpoch(E) reads the newest snapshot
 // whose epoch is <= E; that is the table at epoch E as long as the
 // table's committed epoch is >= E (the caller checks that against the

@@ -45,13 +45,13 @@ func Lookup(st *store.Store, sn *snapshot.Snapshot, key types.Row) (types.Row, e
 		if e.Bucket != bucket || bytes.Compare(enc, e.File.MinKey) < 0 || bytes.Compare(enc, e.File.MaxKey) > 0 {
 			continue
 		}
-		kvs, err := st.ReadFile(e.Bucket, e.File, sc)
+		blk, err := st.ReadBlock(e.Bucket, e.File, sc)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot %d: %w", sn.ID, err)
 		}
-		i := sort.Search(len(kvs), func(i int) bool { return bytes.Compare(kvs[i].Key, enc) >= 0 })
-		for ; i < len(kvs) && bytes.Equal(kvs[i].Key, enc); i++ {
-			recs = append(recs, kvs[i])
+		i := sort.Search(blk.Len(), func(i int) bool { return bytes.Compare(blk.Key(i), enc) >= 0 })
+		for ; i < blk.Len() && bytes.Equal(blk.Key(i), enc); i++ {
+			recs = append(recs, blk.KV(i))
 		}
 	}
 	mergetree.SortKVs(recs)

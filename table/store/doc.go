@@ -13,8 +13,10 @@
 //
 // # Caches
 //
-// Files are immutable, so decoded data files and the live file sets of
-// snapshots are cached by name and id. The data file cache is bounded by
+// Files are immutable, so decoded data files (record.Blocks, shared with
+// every reader: ReadBlock's callers must not modify them; ReadFile builds
+// the caller's own rows) and the live file sets of snapshots are cached
+// by name and id. The data file cache is bounded by
 // CacheRows and evicts the least recently used file first; a compaction
 // drops the files it merged away (Forget), which nothing reads at newer
 // snapshots. (It evicted in insertion order before: a writer reads every

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -61,28 +62,29 @@ func (s *Store) BucketDir(b int32) string { return s.Dir + "/bucket-" + strconv.
 // DataPath returns the path of data or changelog file name of bucket b.
 func (s *Store) DataPath(b int32, name string) string { return s.BucketDir(b) + "/" + name }
 
-// WriteFile encodes kvs with schema sc as a new Parquet file in bucket b
-// (prefix "data" or "changelog") and returns its metadata. Keys of kvs
-// give MinKey and MaxKey when kvs are sorted by key.
-func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, kvs []record.KV, level int32, epoch base.Epoch) (manifest.DataFile, error) {
-	data, err := parquet.Encode(sc, kvs)
+// WriteFile encodes the records of blk (columns of schema sc) as a new
+// Parquet file in bucket b (prefix "data" or "changelog") and returns its
+// metadata. Keys of blk give MinKey and MaxKey when its records are sorted
+// by key. A data file of a primary-key table keeps blk in the cache: the
+// caller must not modify blk afterwards.
+func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, blk *record.Block, level int32, epoch base.Epoch) (manifest.DataFile, error) {
+	data, err := parquet.EncodeBlock(sc, blk)
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("table %s: bucket %d: %w", s.Dir, b, err)
 	}
 	f := manifest.DataFile{
 		Name: manifest.NewName(prefix, ".parquet"), Size: int64(len(data)), CRC: int64(fileio.Checksum(data)),
-		Rows: int64(len(kvs)), SchemaID: int64(sc.ID), Level: level, Epoch: int64(epoch),
+		Rows: int64(blk.Len()), SchemaID: int64(sc.ID), Level: level, Epoch: int64(epoch),
 		CreatedMillis: s.Now().UnixMilli(), MinKey: []byte{}, MaxKey: []byte{},
 	}
-	if len(kvs) > 0 {
-		f.MinKey, f.MaxKey = kvs[0].Key, kvs[len(kvs)-1].Key
-		if f.MinKey == nil {
-			f.MinKey, f.MaxKey = []byte{}, []byte{}
+	if n := blk.Len(); n > 0 {
+		if blk.Keyed() {
+			f.MinKey, f.MaxKey = bytes.Clone(blk.Key(0)), bytes.Clone(blk.Key(n-1))
 		}
-		f.MinSeq, f.MaxSeq = int64(kvs[0].Seq), int64(kvs[0].Seq)
-		for i := range kvs {
-			f.MinSeq = min(f.MinSeq, int64(kvs[i].Seq))
-			f.MaxSeq = max(f.MaxSeq, int64(kvs[i].Seq))
+		f.MinSeq, f.MaxSeq = int64(blk.Seqs[0]), int64(blk.Seqs[0])
+		for _, q := range blk.Seqs {
+			f.MinSeq = min(f.MinSeq, int64(q))
+			f.MaxSeq = max(f.MaxSeq, int64(q))
 		}
 	}
 	if err := s.FS.PutIfAbsent(s.DataPath(b, f.Name), data); err != nil {
@@ -92,15 +94,27 @@ func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, kvs []recor
 	// lookups and compactions read them back without decoding. Only data
 	// files with keys are cached this way (changelog files are read once).
 	if prefix == "data" && len(sc.PrimaryKey) > 0 {
-		s.remember(s.DataPath(b, f.Name)+"@"+strconv.FormatInt(int64(sc.ID), 10), kvs)
+		s.remember(s.DataPath(b, f.Name)+"@"+strconv.FormatInt(int64(sc.ID), 10), blk)
 	}
 	return f, nil
 }
 
 // ReadFile reads and checks data file f of bucket b and returns its
-// records as rows of schema read. The returned slice is shared: callers
-// must not modify it.
+// records as rows of schema read (see ReadBlock). The records are the
+// caller's; their keys are shared and must not be modified.
 func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]record.KV, error) {
+	blk, err := s.ReadBlock(b, f, read)
+	if err != nil {
+		return nil, err
+	}
+	return blk.KVs(), nil
+}
+
+// ReadBlock reads and checks data file f of bucket b and returns its
+// records as a block of schema read's columns. Data files of primary-key
+// tables are kept in a cache of decoded files. The block is shared:
+// callers must not modify it.
+func (s *Store) ReadBlock(b int32, f manifest.DataFile, read *schema.Schema) (*record.Block, error) {
 	p := s.DataPath(b, f.Name)
 	cacheKey := p + "@" + strconv.FormatInt(int64(read.ID), 10)
 	s.mu.Lock()
@@ -108,7 +122,7 @@ func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]r
 		s.mu.clock++
 		c.used = s.mu.clock
 		s.mu.Unlock()
-		return c.kvs, nil
+		return c.blk, nil
 	}
 	s.mu.Unlock()
 	data, err := fileio.ReadChecked(s.FS, p, f.Size, uint32(f.CRC))
@@ -119,27 +133,27 @@ func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]r
 	if err != nil {
 		return nil, err
 	}
-	kvs, err := parquet.Decode(p, data, fileSchema, read)
+	blk, err := parquet.DecodeBlock(p, data, fileSchema, read)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", s.Dir, err)
 	}
-	if int64(len(kvs)) != f.Rows {
-		return nil, fmt.Errorf("table %s: data file %s: %d rows, manifest says %d: %w", s.Dir, p, len(kvs), f.Rows, base.ErrCorruption)
+	if int64(blk.Len()) != f.Rows {
+		return nil, fmt.Errorf("table %s: data file %s: %d rows, manifest says %d: %w", s.Dir, p, blk.Len(), f.Rows, base.ErrCorruption)
 	}
 	// Only data files with keys are worth keeping: lookups and
 	// compactions read them again. Changelog files and the files of
 	// append tables are read once by each scan or stream, and keeping
 	// them would hold a stream's whole history in memory.
 	if read.HasPrimaryKey() && strings.HasPrefix(f.Name, "data") {
-		s.remember(cacheKey, kvs)
+		s.remember(cacheKey, blk)
 	}
-	return kvs, nil
+	return blk, nil
 }
 
 // cachedFile is a data file's decoded records in the cache, with the stamp
 // of its last use.
 type cachedFile struct {
-	kvs  []record.KV
+	blk  *record.Block
 	used uint64
 }
 
@@ -149,7 +163,7 @@ type cachedFile struct {
 // those stay, while files merged away by compaction go first. (Evicting in
 // insertion order instead threw out the large compacted files that every
 // epoch reads again, to be decoded again.)
-func (s *Store) remember(cacheKey string, kvs []record.KV) {
+func (s *Store) remember(cacheKey string, blk *record.Block) {
 	if s.CacheRows == 0 {
 		return
 	}
@@ -159,8 +173,8 @@ func (s *Store) remember(cacheKey string, kvs []record.KV) {
 		return
 	}
 	s.mu.clock++
-	s.mu.files[cacheKey] = &cachedFile{kvs: kvs, used: s.mu.clock}
-	s.mu.fileRows += len(kvs)
+	s.mu.files[cacheKey] = &cachedFile{blk: blk, used: s.mu.clock}
+	s.mu.fileRows += blk.Len()
 	for s.mu.fileRows > s.CacheRows && len(s.mu.files) > 1 {
 		var oldest string
 		var stamp uint64
@@ -169,7 +183,7 @@ func (s *Store) remember(cacheKey string, kvs []record.KV) {
 				oldest, stamp = k, c.used
 			}
 		}
-		s.mu.fileRows -= len(s.mu.files[oldest].kvs)
+		s.mu.fileRows -= s.mu.files[oldest].blk.Len()
 		delete(s.mu.files, oldest)
 	}
 }
@@ -186,7 +200,7 @@ func (s *Store) Forget(b int32, files []manifest.DataFile) {
 		prefix := s.DataPath(b, f.Name) + "@"
 		for k, c := range s.mu.files {
 			if strings.HasPrefix(k, prefix) {
-				s.mu.fileRows -= len(c.kvs)
+				s.mu.fileRows -= c.blk.Len()
 				delete(s.mu.files, k)
 			}
 		}

@@ -17,12 +17,14 @@
 //
 // # Buffers
 //
-// A bucket buffers the records of each epoch with their rows and keys
-// carved from slabs of their own. A spill turns the buffer into a sorted
-// run with mergetree.SortMerge (one record per key, rows and keys copied
-// in key order) and encodes it; the run shares no memory with the buffer,
-// whose slabs and record array go back to the bucket for the next
-// buffers. For the lookup changelog, an epoch that wrote one file per
+// A bucket buffers the records of each epoch in a record.Block: keys one
+// after another in one byte slice, sequence numbers, row kinds and a
+// vector per column, so that a buffered record costs a few words of plain
+// integers and string headers, not a row of datums for the collector to
+// scan and copy. A spill turns the buffer into a sorted run with
+// mergetree.SortMerge (one record per key, gathered in key order into a
+// new block) and encodes it; the run shares no mutable memory with the
+// buffer, which is emptied and reused by the bucket's next buffer. For the lookup changelog, an epoch that wrote one file per
 // bucket is walked directly, and under the deduplicate engine a key's
 // value before and after the epoch is its newest record, found without
 // feeding the merge function.

@@ -28,64 +28,15 @@ type Writer struct {
 	user       string
 	keyCols    []int
 	keyTypes   []types.Type
+	types      []types.Type // the columns' types
 	canRetract bool
 	base       map[int32][]manifest.DataFile // live files of the snapshot the writer started from
 	buckets    map[int32]*bucket
+	byID       []*bucket  // buckets by id, as buckets holds them: Write looks them up by index
 	lastEpoch  base.Epoch // highest epoch written
 	prepared   base.Epoch // everything <= prepared has been handed out
 	watermark  *int64
 	keyBuf     []byte // the last encoded key, reused for the next
-}
-
-// slabRows is how many rows a slab holds.
-const slabRows = 4096
-
-// rowCopy returns a copy of row carved from ed's current slab, taking a
-// slab from the bucket's free list (or a new one) when it is full.
-func (b *bucket) rowCopy(ed *epochData, row types.Row) types.Row {
-	if len(ed.datums)+len(row) > cap(ed.datums) {
-		var slab []types.Datum
-		if n := len(b.freeDatums); n > 0 && cap(b.freeDatums[n-1]) >= len(row) {
-			slab, b.freeDatums = b.freeDatums[n-1][:0], b.freeDatums[:n-1]
-		} else {
-			slab = make([]types.Datum, 0, slabRows*len(row))
-		}
-		ed.datums = slab
-		ed.datumSlabs = append(ed.datumSlabs, slab)
-	}
-	n := len(ed.datums)
-	ed.datums = append(ed.datums, row...)
-	return types.Row(ed.datums[n : n+len(row) : n+len(row)])
-}
-
-// keyCopy returns a copy of k carved from ed's current key slab (see
-// rowCopy).
-func (b *bucket) keyCopy(ed *epochData, k []byte) []byte {
-	if len(ed.keys)+len(k) > cap(ed.keys) {
-		var slab []byte
-		if n := len(b.freeKeys); n > 0 && cap(b.freeKeys[n-1]) >= len(k) {
-			slab, b.freeKeys = b.freeKeys[n-1][:0], b.freeKeys[:n-1]
-		} else {
-			slab = make([]byte, 0, max(64<<10, len(k)))
-		}
-		ed.keys = slab
-		ed.keySlabs = append(ed.keySlabs, slab)
-	}
-	n := len(ed.keys)
-	ed.keys = append(ed.keys, k...)
-	return ed.keys[n : n+len(k) : n+len(k)]
-}
-
-// recycle hands the slabs and the record array of ed's spilled buffer buf
-// back to the bucket, for the buffers that follow. Only a primary-key
-// table's buffer may be recycled: its spilled run is a copy
-// (mergetree.SortMerge), so nothing refers to the buffer any more, where
-// an append table's run is the buffer itself.
-func (b *bucket) recycle(ed *epochData, buf []record.KV) {
-	b.freeDatums = append(b.freeDatums, ed.datumSlabs...)
-	b.freeKeys = append(b.freeKeys, ed.keySlabs...)
-	ed.datums, ed.keys, ed.datumSlabs, ed.keySlabs = nil, nil, nil, nil
-	b.freeBuf = buf[:0]
 }
 
 type bucket struct {
@@ -94,33 +45,29 @@ type bucket struct {
 	own     []manifest.DataFile // files this writer prepared (write-only mode: not yet known committed)
 	nextSeq base.SeqNum
 	pending map[base.Epoch]*epochData
-	f       mergetree.Func // the bucket's own: buckets prepare in parallel
+	// cur is pending[curEpoch], the epoch Write last wrote to (nil when
+	// that epoch has been handed out): consecutive rows of one epoch skip
+	// the map.
+	cur      *epochData
+	curEpoch base.Epoch
+	f        mergetree.Func // the bucket's own: buckets prepare in parallel
 	// sizeHint is the length of the bucket's last spilled buffer: a new
 	// epoch's buffer starts with that capacity instead of growing by
 	// copying from empty.
 	sizeHint int
-	// Buffered rows and keys are carved from slabs rather than allocated
-	// one by one: fewer allocations, and a buffer's rows sit together in
-	// memory, so that sorting it gathers them from a few megabytes rather
-	// than from the rows of every bucket. A primary-key table's spilled
-	// buffer returns its slabs and record array here, to be reused by the
-	// next buffers instead of allocated (and collected) anew at every
-	// spill. They hold at most one buffer's worth (write-buffer-rows rows),
-	// which the bucket's next buffer fills again.
-	freeDatums [][]types.Datum
-	freeKeys   [][]byte
-	freeBuf    []record.KV
+	// free is a primary-key table's last spilled buffer, emptied, for the
+	// bucket's next buffer to fill again instead of allocating (and
+	// collecting) a new one at every spill: its run is a copy
+	// (mergetree.SortMerge), so nothing refers to the buffer any more. An
+	// append table's run is the buffer itself, which is never reused.
+	free *record.Block
 }
 
 type epochData struct {
-	buf []record.KV
-	// datums and keys are the current slabs buf's rows and keys are
-	// carved from; datumSlabs and keySlabs are all the slabs buf uses.
-	datums     []types.Datum
-	keys       []byte
-	datumSlabs [][]types.Datum
-	keySlabs   [][]byte
-
+	// buf holds the epoch's buffered records by column (record.Block):
+	// a record costs a few words in a handful of slices rather than a row
+	// of datums.
+	buf       *record.Block
 	files     []manifest.DataFile
 	changelog []manifest.DataFile
 }
@@ -136,7 +83,7 @@ func New(st *store.Store, user string) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{st: st, sc: sc, opts: opts, user: user,
-		keyCols: sc.KeyIndexes(), keyTypes: sc.KeyTypes(), canRetract: mergetree.CanRetract(sc, opts),
+		keyCols: sc.KeyIndexes(), keyTypes: sc.KeyTypes(), types: sc.Types(), canRetract: mergetree.CanRetract(sc, opts),
 		base: map[int32][]manifest.DataFile{}, buckets: map[int32]*bucket{}}
 	latest, err := st.Snapshots.Latest()
 	if err != nil {
@@ -167,6 +114,9 @@ func (w *Writer) bucketOf(key []byte) int32 {
 }
 
 func (w *Writer) getBucket(id int32) *bucket {
+	if int(id) < len(w.byID) && w.byID[id] != nil {
+		return w.byID[id]
+	}
 	b := w.buckets[id]
 	if b == nil {
 		b = &bucket{id: id, files: append([]manifest.DataFile(nil), w.base[id]...), nextSeq: 1,
@@ -175,6 +125,12 @@ func (w *Writer) getBucket(id int32) *bucket {
 			b.nextSeq = max(b.nextSeq, base.SeqNum(f.MaxSeq)+1)
 		}
 		w.buckets[id] = b
+	}
+	if id >= 0 && int(id) < w.opts.Buckets {
+		if len(w.byID) == 0 {
+			w.byID = make([]*bucket, w.opts.Buckets)
+		}
+		w.byID[id] = b
 	}
 	return b
 }
@@ -207,24 +163,24 @@ func (w *Writer) Write(e base.Epoch, kind types.RowKind, row types.Row) error {
 		w.keyBuf = key
 	}
 	b := w.getBucket(w.bucketOf(key))
-	ed := b.pending[e]
-	if ed == nil {
-		ed = &epochData{}
-		b.pending[e] = ed
+	ed := b.cur
+	if ed == nil || b.curEpoch != e {
+		if ed = b.pending[e]; ed == nil {
+			ed = &epochData{}
+			b.pending[e] = ed
+		}
+		b.cur, b.curEpoch = ed, e
 	}
 	if ed.buf == nil {
-		if b.freeBuf != nil {
-			ed.buf, b.freeBuf = b.freeBuf, nil
+		if b.free != nil {
+			ed.buf, b.free = b.free, nil
 		} else {
-			ed.buf = make([]record.KV, 0, min(b.sizeHint, w.opts.WriteBufferRows))
+			ed.buf = record.NewBlock(w.types, len(w.keyCols) > 0, min(b.sizeHint, w.opts.WriteBufferRows))
 		}
 	}
-	if key != nil {
-		key = b.keyCopy(ed, key)
-	}
-	ed.buf = append(ed.buf, record.KV{Key: key, Seq: b.nextSeq, Kind: kind, Row: b.rowCopy(ed, row)})
+	ed.buf.AppendRow(key, b.nextSeq, kind, row)
 	b.nextSeq++
-	if len(ed.buf) >= w.opts.WriteBufferRows {
+	if ed.buf.Len() >= w.opts.WriteBufferRows {
 		return w.spill(b, e, ed)
 	}
 	return nil
@@ -245,12 +201,12 @@ func (w *Writer) WriteChunk(e base.Epoch, c *types.Chunk) error {
 // spill writes ed's buffer of bucket b as a level-0 sorted run (and, for
 // the input producer, the raw rows as a changelog file).
 func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
-	if len(ed.buf) == 0 {
+	if ed.buf == nil || ed.buf.Len() == 0 {
 		return nil
 	}
 	buf := ed.buf
 	ed.buf = nil
-	b.sizeHint = len(buf)
+	b.sizeHint = buf.Len()
 	if w.opts.ChangelogProducer == schema.ChangelogInput {
 		cl, err := w.st.WriteFile(b.id, "changelog", w.sc, buf, 0, e)
 		if err != nil {
@@ -260,10 +216,11 @@ func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
 	}
 	run := buf
 	if len(w.keyCols) > 0 {
-		mergetree.NormalizeInput(w.opts, buf)
+		mergetree.NormalizeInput(w.opts, buf.Kinds)
 		run = mergetree.SortMerge(buf, b.f, false)
-		b.recycle(ed, buf)
-		if len(run) == 0 {
+		buf.Reset()
+		b.free = buf
+		if run.Len() == 0 {
 			return nil // first-row fed only retractions: nothing to store
 		}
 	}
@@ -338,6 +295,7 @@ func (w *Writer) PrepareCommit(upTo base.Epoch) ([]commit.Message, error) {
 				return nil, results[i].err
 			}
 			delete(b.pending, e)
+			b.cur = nil
 			msg.Buckets = append(msg.Buckets, results[i].ch)
 		}
 		msgs = append(msgs, msg)

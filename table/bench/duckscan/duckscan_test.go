@@ -26,7 +26,7 @@ func TestScanMatchesOurs(t *testing.T) {
 	for _, p := range res.CompactedFiles {
 		paths = append(paths, filepath.Join(dir, p))
 	}
-	n, rate, err := Scan(paths, []string{"sum(k)", "sum(v)", "sum(length(pad))"})
+	n, rate, _, err := Scan(paths, []string{"sum(k)", "sum(v)", "sum(length(pad))"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func BenchmarkTableVsDuckDB(b *testing.B) {
 		for _, p := range res.CompactedFiles {
 			paths = append(paths, filepath.Join(dir, p))
 		}
-		_, rate, err := Scan(paths, []string{"sum(k)", "sum(v)", "sum(length(pad))"})
+		_, rate, _, err := Scan(paths, []string{"sum(k)", "sum(v)", "sum(length(pad))"}, c.ScanRuns)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/apd/v3"
 	pq "github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -149,18 +150,24 @@ func TestEncodeKeysInline(t *testing.T) {
 	cols, ts := []int{1}, []types.Type{types.Int64}
 	vals := []int64{0, 1, -1, 255, 256, -256, 1 << 40, math.MaxInt64, math.MinInt64}
 	for _, withNull := range []bool{false, true} {
-		out := make([]record.KV, len(vals))
+		rows := make([]types.Row, len(vals))
 		for i, v := range vals {
-			out[i].Row = types.Row{types.NewText("x"), types.NewInt64(v)}
+			rows[i] = types.Row{types.NewText("x"), types.NewInt64(v)}
 		}
 		if withNull {
-			out[3].Row[1] = types.Null
+			rows[3][1] = types.Null
+		}
+		out := record.NewBlockLen([]types.Type{types.Text, types.Int64}, true, len(rows))
+		for i, r := range rows {
+			for c, d := range r {
+				out.Set(c, i, d)
+			}
 		}
 		encodeKeys(out, cols, ts)
-		for i := range out {
-			want := types.EncodeKey(nil, out[i].Row, cols, ts)
-			if !bytes.Equal(out[i].Key, want) {
-				t.Fatalf("null=%v row %d: key %x, want %x", withNull, i, out[i].Key, want)
+		for i, r := range rows {
+			want := types.EncodeKey(nil, r, cols, ts)
+			if !bytes.Equal(out.Key(i), want) {
+				t.Fatalf("null=%v row %d: key %x, want %x", withNull, i, out.Key(i), want)
 			}
 		}
 	}
@@ -213,25 +220,85 @@ func TestChunkStatistics(t *testing.T) {
 	}
 }
 
-// TestContiguous: rows carved one after another from one block are
-// contiguous; the same rows in another order, or rows of separate blocks,
-// are not.
-func TestContiguous(t *testing.T) {
-	slab := make([]types.Datum, 12)
-	kvs := make([]record.KV, 4)
-	for i := range kvs {
-		kvs[i].Row = types.Row(slab[3*i : 3*i+3 : 3*i+3])
+// TestEncodings: integer columns are delta bit-packed and uncompressed,
+// text columns Snappy-compressed; and a file whose integer
+// columns are plain and Snappy-compressed (as files were written before)
+// decodes to the same records.
+func TestEncodings(t *testing.T) {
+	s, err := schema.New([]schema.Field{
+		{Name: "k", Type: types.Int64}, {Name: "d", Type: types.Date, Nullable: true}, {Name: "s", Type: types.Text, Nullable: true},
+	}, []string{"k"}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !contiguous(kvs) {
-		t.Fatal("rows of one block in order: not contiguous")
+	var kvs []record.KV
+	for i := range 3000 {
+		row := types.Row{types.NewInt64(int64(i * 3)), types.NewDate(int32(i % 7)), types.NewText(fmt.Sprint("v", i%11))}
+		if i%5 == 0 {
+			row[1], row[2] = types.Null, types.Null
+		}
+		kvs = append(kvs, record.KV{Key: types.EncodeKey(nil, row, []int{0}, []types.Type{types.Int64}), Seq: base.SeqNum(i + 1), Kind: types.RowKind(i % 4), Row: row})
 	}
-	kvs[1], kvs[2] = kvs[2], kvs[1]
-	if contiguous(kvs) {
-		t.Fatal("rows out of order: contiguous")
+	data, err := Encode(s, kvs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	kvs[1], kvs[2] = kvs[2], kvs[1]
-	kvs[3].Row = make(types.Row, 3)
-	if contiguous(kvs) {
-		t.Fatal("a row of another block: contiguous")
+	f, err := pq.OpenFile(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, cc := range f.Metadata().RowGroups[0].Columns {
+		got[cc.MetaData.PathInSchema[0]] = fmt.Sprint(cc.MetaData.Encoding, " ", cc.MetaData.Codec)
+	}
+	// Optional columns also list RLE, the encoding of their levels.
+	for _, col := range []string{"k", "d", SeqColumn, KindColumn} {
+		if !strings.Contains(got[col], format.DeltaBinaryPacked.String()) || !strings.HasSuffix(got[col], format.Uncompressed.String()) {
+			t.Errorf("column %s: %s, want delta bit-packed, uncompressed", col, got[col])
+		}
+	}
+	if !strings.HasSuffix(got["s"], format.Snappy.String()) || strings.Contains(got["s"], format.DeltaBinaryPacked.String()) {
+		t.Errorf("column s: %s, want Snappy, not delta bit-packed", got["s"])
+	}
+
+	// The same records written with plain Snappy integer columns.
+	g := pq.Group{SeqColumn: pq.Compressed(pq.Int(64), fastSnappy{}), KindColumn: pq.Compressed(pq.Int(8), fastSnappy{}),
+		"k": pq.Compressed(pq.Int(64), fastSnappy{}), "d": pq.Optional(pq.Compressed(pq.Date(), fastSnappy{})),
+		"s": pq.Optional(pq.Compressed(pq.String(), fastSnappy{}))}
+	var buf bytes.Buffer
+	w := pq.NewWriter(&buf, pq.NewSchema("strata", g), pq.KeyValueMetadata("strata.format.version", "1"))
+	type old struct {
+		Seq  int64   `parquet:"_SEQUENCE_NUMBER"`
+		Kind int8    `parquet:"_VALUE_KIND"`
+		K    int64   `parquet:"k"`
+		D    *int32  `parquet:"d,date,optional"`
+		S    *string `parquet:"s,optional"`
+	}
+	for _, kv := range kvs {
+		r := old{Seq: int64(kv.Seq), Kind: int8(kv.Kind), K: kv.Row[0].Int64()}
+		if !kv.Row[1].IsNull() {
+			d, str := kv.Row[1].Date(), kv.Row[2].Str()
+			r.D, r.S = &d, &str
+		}
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range [][]byte{data, buf.Bytes()} {
+		back, err := Decode("f", file, s, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back) != len(kvs) {
+			t.Fatalf("%d records, want %d", len(back), len(kvs))
+		}
+		for i := range kvs {
+			if string(back[i].Key) != string(kvs[i].Key) || back[i].Seq != kvs[i].Seq || back[i].Kind != kvs[i].Kind || back[i].Row.String() != kvs[i].Row.String() {
+				t.Fatalf("record %d: %x %d %s %s, want %x %d %s %s", i, back[i].Key, back[i].Seq, back[i].Kind, back[i].Row, kvs[i].Key, kvs[i].Seq, kvs[i].Kind, kvs[i].Row)
+			}
+		}
 	}
 }

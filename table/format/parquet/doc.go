@@ -25,18 +25,29 @@
 // int32, micros int64, little-endian (Parquet's INTERVAL has only
 // milliseconds); JSONB → JSON.
 //
-// Pages are Snappy-compressed (cheaper to write than zstd; every Parquet
+// Encodings: integer columns (the two system columns, SMALLINT, INTEGER,
+// BIGINT, DATE, TIME, TIMESTAMP, TIMESTAMPTZ) are DELTA_BINARY_PACKED and
+// uncompressed; the others keep parquet-go's default encoding
+// (DELTA_LENGTH_BYTE_ARRAY for strings and byte arrays, PLAIN otherwise)
+// and are Snappy-compressed (cheaper to write than zstd; every Parquet
 // reader supports it), with the faster of klauspost/compress's two Snappy
-// block encoders. Files are written whole into memory and published
-// with put-if-absent; their size and CRC32C go into the manifest entry
-// that adds them.
+// block encoders. All of these are standard
+// Parquet that DuckDB, Spark, pyarrow and parquet-go read. Files written
+// before integer columns were delta-encoded have PLAIN Snappy pages
+// there; readers take the encoding and codec of each column chunk from
+// the file, so both kinds read the same. Files are written whole into
+// memory and published with put-if-absent; their size and CRC32C go into
+// the manifest entry that adds them.
 //
 // Min/max statistics and null counts are written per column chunk and in
 // the page index (column and offset indexes), not in data page headers
 // (the Parquet format deprecates those in favour of the page index).
 //
-// Encode fills each column's values for a batch of rows in a loop of its
-// own type, then hands the batch to the column's writer; Decode reads the
-// plain-encoded pages of common types straight from their buffers and
-// encodes a lone BIGINT key inline.
+// In memory a file's records are a record.Block (columns of plain
+// integers, floats and strings, keys one after another): EncodeBlock fills
+// each column's values for a batch of rows in a loop of its own type,
+// straight from the block's vector, then hands the batch to the column's
+// writer; DecodeBlock reads the pages of common types straight from their
+// decoded buffers into the block's vectors and encodes a lone BIGINT key
+// inline. Encode and Decode are the same over []record.KV.
 package parquet

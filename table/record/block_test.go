@@ -1,0 +1,128 @@
+package record
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
+)
+
+var testTypes = []types.Type{types.Int64, types.Bool, types.Float64, types.Numeric, types.Text, types.Interval, types.Date}
+
+func randomKV(r *rand.Rand, seq int) KV {
+	row := types.Row{
+		types.NewInt64(r.Int63n(100) - 50), types.NewBool(r.Intn(2) == 0), types.NewFloat64(r.Float64()),
+		types.NewNumeric(apd.New(r.Int63n(1000), -2)), types.NewText(fmt.Sprint("t", r.Intn(9))),
+		types.NewInterval(types.IntervalValue{Months: int32(r.Intn(3)), Days: -int32(r.Intn(40)), Micros: r.Int63n(1e9)}),
+		types.NewDate(int32(r.Intn(1000))),
+	}
+	for i := range row {
+		if r.Intn(5) == 0 {
+			row[i] = types.Null
+		}
+	}
+	key := make([]byte, r.Intn(12))
+	r.Read(key)
+	return KV{Key: key, Seq: base.SeqNum(seq), Kind: types.RowKind(r.Intn(4)), Row: row}
+}
+
+func sameKV(a, b KV) bool {
+	return bytes.Equal(a.Key, b.Key) && a.Seq == b.Seq && a.Kind == b.Kind && a.Row.String() == b.Row.String()
+}
+
+// TestBlockRoundTrip: records put in a block (AppendKV, or Set into a
+// block of zero records) come back unchanged from KV and KVs, and Slice,
+// Gather and SameRow agree with the records they stand for.
+func TestBlockRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for trial := 0; trial < 50; trial++ {
+		kvs := make([]KV, r.Intn(40))
+		for i := range kvs {
+			kvs[i] = randomKV(r, i+1)
+		}
+		b := BlockOf(testTypes, true, kvs)
+		set := NewBlockLen(testTypes, true, len(kvs))
+		for i, kv := range kvs {
+			set.Seqs[i], set.Kinds[i] = kv.Seq, kv.Kind
+			set.Keys = append(set.Keys, kv.Key...)
+			set.KeyOffs[i+1] = len(set.Keys)
+			for c, d := range kv.Row {
+				set.Set(c, i, d)
+			}
+		}
+		got, got2 := b.KVs(), set.KVs()
+		for i := range kvs {
+			if !sameKV(got[i], kvs[i]) || !sameKV(got2[i], kvs[i]) || !sameKV(b.KV(i), kvs[i]) {
+				t.Fatalf("record %d: %v / %v, want %v", i, got[i], got2[i], kvs[i])
+			}
+		}
+		if len(kvs) == 0 {
+			continue
+		}
+		lo := r.Intn(len(kvs))
+		hi := lo + r.Intn(len(kvs)-lo+1)
+		for i, kv := range b.Slice(lo, hi).KVs() {
+			if !sameKV(kv, kvs[lo+i]) {
+				t.Fatalf("slice record %d: %v, want %v", i, kv, kvs[lo+i])
+			}
+		}
+		refs := make([]Ref, r.Intn(30))
+		for i := range refs {
+			refs[i] = Ref{Block: int32(r.Intn(2)), Row: int32(r.Intn(len(kvs)))}
+		}
+		g := NewBlock(testTypes, true, 0)
+		g.Gather([]*Block{b, set}, refs)
+		vals := types.NewChunk(testTypes, 0)
+		GatherValues(vals, []*Block{set, b}, refs)
+		for i, ref := range refs {
+			want := kvs[ref.Row]
+			if !sameKV(g.KV(i), want) || vals.Row(i).String() != want.Row.String() || vals.Kind(i) != types.Insert {
+				t.Fatalf("gathered record %d: %v / %v, want %v", i, g.KV(i), vals.Row(i), want)
+			}
+			j := int(refs[r.Intn(len(refs))].Row)
+			if SameRow(g, i, b, j) != equalRows(want.Row, kvs[j].Row) {
+				t.Fatalf("SameRow(%v, %v) = %v", want.Row, kvs[j].Row, SameRow(g, i, b, j))
+			}
+		}
+	}
+}
+
+// TestCompareKeys: CompareKeys orders keys as bytes.Compare does.
+func TestCompareKeys(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	for range 20000 {
+		a, b := make([]byte, r.Intn(14)), make([]byte, r.Intn(14))
+		for i := range a {
+			a[i] = byte(r.Intn(3))
+		}
+		for i := range b {
+			b[i] = byte(r.Intn(3))
+		}
+		if r.Intn(3) == 0 {
+			b = append(append([]byte(nil), a...), b[:r.Intn(len(b)+1)]...)
+		}
+		if got, want := CompareKeys(a, b), bytes.Compare(a, b); got != want {
+			t.Fatalf("CompareKeys(%x, %x) = %d, want %d", a, b, got, want)
+		}
+	}
+}
+
+func equalRows(a, b types.Row) bool {
+	for i := range a {
+		if a[i].IsNull() || b[i].IsNull() {
+			if a[i].IsNull() != b[i].IsNull() {
+				return false
+			}
+			continue
+		}
+		if types.Compare(a[i], b[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
