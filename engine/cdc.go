@@ -129,6 +129,11 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 	if len(t.PrimaryKey) == 0 {
 		return sqlerr.New(sqlerr.InvalidTableDefinition, "table %s from source %s needs a PRIMARY KEY: the upstream table's replica identity", t.Name.Name, srcName.Name)
 	}
+	if g := generatedColumns(t); len(g) > 0 {
+		// A stamp would make every stored row differ from its upstream
+		// row, which the snapshot diff on a restart compares (proctime.go).
+		return sqlerr.New(sqlerr.FeatureNotSupported, "table %s from source %s: processing-time column %q is not supported on tables fed by postgres-cdc", t.Name.Name, srcName.Name, t.Columns[g[0]].Name)
+	}
 	for _, o := range cat.Tables() {
 		if o.Options[OptionSource] == srcName.String() && strings.EqualFold(o.Options[OptionSourceTable], upstream) {
 			return sqlerr.New(sqlerr.DuplicateObject, "table %s already holds %s of source %s", o.Name.Name, upstream, srcName.Name)

@@ -108,11 +108,13 @@ func (e *Engine) connector(t catalog.Table, name string, opts map[string]string)
 	if !ok {
 		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown connector %q", t.Name.Name, name)
 	}
-	r, err := f(t, opts)
+	// The connector produces the columns rows carry; the processing-time
+	// columns are stamped on its chunks (proctime.go).
+	r, err := f(withoutGenerated(t), opts)
 	if err != nil {
 		return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("table %s: connector %s: %w", t.Name.Name, name, err))
 	}
-	return r, nil
+	return stampReaders(t, r, time.Now), nil
 }
 
 // startAll starts every job of the catalog. A job that cannot start (its

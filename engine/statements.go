@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -273,6 +276,14 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	if sel == nil {
 		return 0, 0, sqlerr.New(sqlerr.FeatureNotSupported, "INSERT ... DEFAULT VALUES is not supported")
 	}
+	// Processing-time columns take DEFAULT only: the statement stamps
+	// them (proctime.go).
+	stamp := types.NewTimestampTZ(procTimeMicros(time.Now()))
+	if len(generatedColumns(t)) > 0 {
+		if sel, target, err = dropDefaults(t, sel, target); err != nil {
+			return 0, 0, err
+		}
+	}
 	rels := &relations{cat: cat, db: db}
 	targetTypes := make([]types.Type, len(target))
 	for j, i := range target {
@@ -282,12 +293,22 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	if err != nil {
 		return 0, 0, err
 	}
+	if n := len(p.Schema()); n < len(target) && len(ins.GetCols()) == 0 && allGenerated(t, target[n:]) {
+		// Without a column list, trailing generated columns may be left
+		// out, as in PostgreSQL.
+		target = target[:n]
+	}
 	if n := len(p.Schema()); n != len(target) {
 		what := "more"
 		if n < len(target) {
 			what = "fewer"
 		}
 		return 0, 0, sqlerr.New(sqlerr.SyntaxError, "INSERT has %s expressions than target columns", what)
+	}
+	for _, i := range target {
+		if c := t.Columns[i]; c.IsGenerated() {
+			return 0, 0, insertGeneratedError(c)
+		}
 	}
 	if args != nil && args.DryRun {
 		return 0, 0, nil
@@ -314,6 +335,11 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 			out[i] = r[j]
 		}
 		for i, col := range t.Columns {
+			if col.IsGenerated() {
+				out[i] = stamp
+			}
+		}
+		for i, col := range t.Columns {
 			if out[i], err = assign(t, col, out[i], ectx); err != nil {
 				return 0, 0, err
 			}
@@ -337,6 +363,74 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 		return 0, 0, err
 	}
 	return len(rows), ep, nil
+}
+
+// insertGeneratedError is PostgreSQL's error for a value given to a
+// generated column.
+func insertGeneratedError(c catalog.Column) error {
+	err := sqlerr.New(generatedAlways, "cannot insert a non-DEFAULT value into column %q", c.Name)
+	err.Detail = fmt.Sprintf("Column %q is a generated column.", c.Name)
+	return err
+}
+
+// dropDefaults takes out of an INSERT's VALUES the generated columns of
+// target, which every row must set to DEFAULT (the statement stamps
+// them; another value is 428C9), and returns the query and target without
+// them; sel is copied, not changed. A query other than VALUES is left for
+// the caller to check.
+func dropDefaults(t catalog.Table, sel *pg_query.Node, target []int) (*pg_query.Node, []int, error) {
+	lists := sel.GetSelectStmt().GetValuesLists()
+	if len(lists) == 0 {
+		return sel, target, nil
+	}
+	var drop []int
+	for j, i := range target {
+		if !t.Columns[i].IsGenerated() {
+			continue
+		}
+		given := false
+		for _, l := range lists {
+			items := l.GetList().GetItems()
+			if j >= len(items) {
+				continue // a row too short: the caller's count check
+			}
+			if items[j].GetSetToDefault() == nil {
+				return nil, nil, insertGeneratedError(t.Columns[i])
+			}
+			given = true
+		}
+		if given {
+			drop = append(drop, j)
+		}
+	}
+	if len(drop) == 0 {
+		return sel, target, nil
+	}
+	sel = proto.Clone(sel).(*pg_query.Node)
+	for _, l := range sel.GetSelectStmt().GetValuesLists() {
+		list := l.GetList()
+		for k := len(drop) - 1; k >= 0; k-- {
+			if drop[k] < len(list.Items) {
+				list.Items = slices.Delete(list.Items, drop[k], drop[k]+1)
+			}
+		}
+	}
+	target = slices.Clone(target)
+	for k := len(drop) - 1; k >= 0; k-- {
+		target = slices.Delete(target, drop[k], drop[k]+1)
+	}
+	return sel, target, nil
+}
+
+// allGenerated reports whether every column of t at positions cols is
+// generated.
+func allGenerated(t catalog.Table, cols []int) bool {
+	for _, i := range cols {
+		if !t.Columns[i].IsGenerated() {
+			return false
+		}
+	}
+	return true
 }
 
 // selectFor builds SELECT *, extra... FROM rel WHERE where from a DML
@@ -371,8 +465,9 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 	if err != nil {
 		return 0, 0, err
 	}
-	var set []int
+	var set, restamp []int
 	var vals []*pg_query.Node
+	stamp := types.NewTimestampTZ(procTimeMicros(time.Now()))
 	for _, n := range up.GetTargetList() {
 		rt := n.GetResTarget()
 		if len(rt.GetIndirection()) > 0 {
@@ -386,6 +481,16 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 		}
 		if idx < 0 {
 			return 0, 0, sqlerr.New(sqlerr.UndefinedColumn, "column %q of relation %q does not exist", rt.GetName(), t.Name.Name).WithPosition(int(rt.GetLocation()) + 1)
+		}
+		if c := t.Columns[idx]; c.IsGenerated() {
+			if rt.GetVal().GetSetToDefault() == nil {
+				gerr := sqlerr.New(generatedAlways, "column %q can only be updated to DEFAULT", c.Name).WithPosition(int(rt.GetLocation()) + 1)
+				gerr.Detail = fmt.Sprintf("Column %q is a generated column.", c.Name)
+				return 0, 0, gerr
+			}
+			// SET p_time = DEFAULT stamps the rows again.
+			restamp = append(restamp, idx)
+			continue
 		}
 		set = append(set, idx)
 		vals = append(vals, rt.GetVal())
@@ -405,6 +510,9 @@ func (e *Engine) Update(ctx context.Context, db string, up *pg_query.UpdateStmt,
 				return nil, err
 			}
 			out[i] = v
+		}
+		for _, i := range restamp {
+			out[i] = stamp
 		}
 		return out, nil
 	})

@@ -15,7 +15,9 @@
 // that both engines must pick the same rows. Each Query's Note names how
 // its translation departs from the reference. Queries the SQL layer
 // cannot run yet are kept as written: the run reports them unsupported
-// with the planner's error (q10's file sink, q12's processing time).
+// with the planner's error. q12 windows over processing time: its bid
+// table gets a stored processing-time column (ProcTimeColumn), and its
+// batch form reads those stored stamps (bid_proctime), not the events.
 //
 // # A run [one-engine-per-query]
 //

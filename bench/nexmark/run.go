@@ -247,10 +247,19 @@ func writeSideInput(path string) error {
 // practice: extra is a random string of about 70 letters.
 var BidKeyColumns = []string{"auction", "bidder", "date_time", "extra"}
 
+// ProcTimeColumn is the processing-time column q12's bid table gets last
+// (Query.ProcTime): the time each bid was ingested, stored in bid.
+const ProcTimeColumn = "p_time TIMESTAMPTZ GENERATED ALWAYS AS (proctime()) STORED"
+
 // tableDDL is the CREATE TABLE of a Nexmark table bounded to events, with
 // key as the primary key of bid when set and more connector options
 // (name, value pairs) when given.
 func tableDDL(t gen.Table, events, seed uint64, bidKey []string, more ...string) string {
+	return tableDDLWith(t, events, seed, bidKey, false, more...)
+}
+
+// tableDDLWith is tableDDL, with bid's ProcTimeColumn when procTime.
+func tableDDLWith(t gen.Table, events, seed uint64, bidKey []string, procTime bool, more ...string) string {
 	sc := t.Schema()
 	if t == gen.Bid && len(bidKey) > 0 {
 		sc.PrimaryKey = bidKey
@@ -258,6 +267,9 @@ func tableDDL(t gen.Table, events, seed uint64, bidKey []string, more ...string)
 	cols := make([]string, len(sc.Columns))
 	for i, c := range sc.Columns {
 		cols[i] = c.Name + " " + c.Type.String()
+	}
+	if t == gen.Bid && procTime {
+		cols = append(cols, ProcTimeColumn)
 	}
 	if len(sc.PrimaryKey) > 0 {
 		cols = append(cols, "PRIMARY KEY ("+strings.Join(sc.PrimaryKey, ", ")+")")
@@ -374,7 +386,7 @@ func (r *Runner) Query(ctx context.Context, q Query) Result {
 	smp := startSampler(50*time.Millisecond, func() { cps.poll(e) })
 	start, cpu0 := time.Now(), cpuTime()
 	for _, t := range q.Tables {
-		if err := execSQL(ctx, sess, tableDDL(t, cfg.Events, cfg.Seed, cfg.BidKey)); err != nil {
+		if err := execSQL(ctx, sess, tableDDLWith(t, cfg.Events, cfg.Seed, cfg.BidKey, q.ProcTime)); err != nil {
 			smp.finish()
 			return fail(StatusFailed, fmt.Errorf("table %s: %w", t, err))
 		}
@@ -433,6 +445,12 @@ func (r *Runner) Query(ctx context.Context, q Query) Result {
 	fmt.Fprintf(cfg.Progress, "%s: %.2f s, %.2f CPU s, %.0f events/CPU s, %d rows at epoch %d\n",
 		q.Name, res.Seconds, res.CPUSeconds, res.EventsPerCPUSec, res.ViewRows, at)
 	if r.duck != nil && q.DuckDB != "" {
+		if q.ProcTime {
+			// The stamps are this run's: DuckDB reads them from bid.
+			if err := r.duck.loadProcTime(ctx, e, filepath.Join(dir, "bid_proctime.parquet"), at); err != nil {
+				return fail(StatusFailed, err)
+			}
+		}
 		r.compare(ctx, q, names, rows, &res)
 	}
 	return res

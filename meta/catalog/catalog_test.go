@@ -153,6 +153,22 @@ func TestCatalogRefusals(t *testing.T) {
 	noDB.Name = Name("nodb", "t")
 	viewNoQuery := view("v")
 	viewNoQuery.Query = ""
+	pt := Column{Name: "p_time", Type: types.TimestampTZ, Generated: GeneratedProcTime}
+	withGen := func(name string, c Column, edit func(*Table)) Table {
+		tb := ordersTable()
+		tb.Name = Name("shop", name)
+		tb.Columns = append(tb.Columns, c)
+		if edit != nil {
+			edit(&tb)
+		}
+		return tb
+	}
+	ptText := pt
+	ptText.Type = types.Timestamp
+	ptOther := pt
+	ptOther.Generated = "random"
+	genView := view("gv")
+	genView.Columns = append(genView.Columns, pt)
 	for _, tc := range []struct {
 		name   string
 		do     func(*Catalog) (*Catalog, error)
@@ -167,6 +183,14 @@ func TestCatalogRefusals(t *testing.T) {
 		{"duplicate column", createTable(dupCol), base.ErrInvalidArgument, `column "id" appears twice`},
 		{"missing database", createTable(noDB), base.ErrNotFound, `database "nodb"`},
 		{"view without query", createTable(viewNoQuery), base.ErrInvalidArgument, "has no query"},
+		{"processing time of another type", createTable(withGen("g1", ptText, nil)), base.ErrInvalidArgument, `processing-time column "p_time" must be TIMESTAMPTZ`},
+		{"unknown generation", createTable(withGen("g2", ptOther, nil)), base.ErrInvalidArgument, `unknown generation "random"`},
+		{"processing time in the key", createTable(withGen("g3", pt, func(t *Table) { t.PrimaryKey = []string{"id", "p_time"}; t.Columns[2].NotNull = true })), base.ErrInvalidArgument, "cannot be part of the primary key"},
+		{"processing time with the input changelog", createTable(withGen("g4", pt, func(t *Table) { t.Options = map[string]string{"changelog-producer": "input"} })), base.ErrInvalidArgument, "other than 'input'"},
+		{"generated view column", createTable(genView), base.ErrInvalidArgument, `column "p_time" cannot be generated`},
+		{"generated source column", func(c *Catalog) (*Catalog, error) {
+			return c.CreateSource(Source{Name: Name("shop", "s2"), Connector: "kafka", Columns: []Column{pt}})
+		}, base.ErrInvalidArgument, "cannot be generated"},
 		{"drop database in use", func(c *Catalog) (*Catalog, error) { return c.DropDatabase("shop") }, base.ErrConflict, "still holds"},
 		{"drop missing table", func(c *Catalog) (*Catalog, error) { return c.DropTable(Name("shop", "nope")) }, base.ErrNotFound, "shop.nope"},
 		{"job reads missing", createJob(Job{Name: "j", Kind: JobIngest, Reads: []ObjectName{Name("shop", "nope")}, Writes: []ObjectName{Name("shop", "orders")}}), base.ErrNotFound, "shop.nope"},
@@ -221,6 +245,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	}
 	tb := ordersTable()
 	tb.Columns = append(tb.Columns, col("price", dec, false))
+	tb.Columns = append(tb.Columns, Column{Name: "p_time", Type: types.TimestampTZ, Generated: GeneratedProcTime})
 	c := build(t, createDB("shop"), createSource(Name("shop", "cdc")), createTable(tb), createTable(view("counts")),
 		createJob(Job{Name: "ingest", Kind: JobIngest, Reads: []ObjectName{Name("shop", "cdc")}, Writes: []ObjectName{Name("shop", "orders")}}),
 		createJob(Job{Name: "counts", Kind: JobView, Reads: []ObjectName{Name("shop", "orders")}, Writes: []ObjectName{Name("shop", "counts")}, Options: map[string]string{"parallelism": "2"}}))
@@ -228,7 +253,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"type":"NUMERIC(10,2)"`) {
+	if !strings.Contains(string(b), `"type":"NUMERIC(10,2)"`) || !strings.Contains(string(b), `"generated":"proctime"`) {
 		t.Fatalf("types are not spelled as SQL: %s", b)
 	}
 	d, err := Unmarshal(b)

@@ -11,6 +11,11 @@
 //     with SQL types, an optional primary key and string options. A
 //     materialized view is a Table whose Kind is KindView and whose Query
 //     holds the SQL text that defines it; its rows are written by a view job.
+//     A plain table's non-key TIMESTAMPTZ column may be a processing-time
+//     column (Column.Generated = GeneratedProcTime): the table's writer
+//     stamps it with the ingestion time and stores it; views and sources
+//     have none, and a keyed table that has one keeps a changelog producer
+//     other than 'input' (an input delete would carry a new stamp).
 //   - A Source is an external stream that is not stored (a Kafka topic, a
 //     Postgres CDC slot, a generator). It lives in a database's namespace
 //     beside tables, so tables, views and sources of one database have

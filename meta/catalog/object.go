@@ -24,7 +24,23 @@ type Column struct {
 	Type types.Type `json:"type"` // JSON: its SQL spelling, e.g. "NUMERIC(10,2)"
 	// NotNull refuses NULL values; primary-key columns are always NOT NULL.
 	NotNull bool `json:"not_null,omitempty"`
+	// Generated says who fills the column: empty for a column rows carry,
+	// GeneratedProcTime for a processing-time column, which the step that
+	// writes rows into the table fills (the ingest job, INSERT) and which
+	// is then stored like any other column.
+	Generated string `json:"generated,omitempty"`
 }
+
+// GeneratedProcTime marks a processing-time column (DDL `GENERATED ALWAYS
+// AS (proctime()) STORED`, RisingWave's `AS PROCTIME()`): a TIMESTAMPTZ
+// that holds the wall-clock time at which its row was ingested, stamped
+// once and stored, so that every reader sees the same value. Only a plain
+// table's non-key columns may carry it.
+const GeneratedProcTime = "proctime"
+
+// IsGenerated reports whether the table's writer, not the row's producer,
+// fills c.
+func (c Column) IsGenerated() bool { return c.Generated != "" }
 
 // TableKind tells a plain table from a materialized view.
 type TableKind string
@@ -78,6 +94,24 @@ func (t *Table) Validate() error {
 	cols, err := validateColumns(t.Name, t.Columns)
 	if err != nil {
 		return err
+	}
+	for _, c := range t.Columns {
+		switch {
+		case c.Generated == "":
+		case c.Generated != GeneratedProcTime:
+			return fmt.Errorf("table %s: column %q: unknown generation %q: %w", t.Name, c.Name, c.Generated, base.ErrInvalidArgument)
+		case t.Kind != KindTable:
+			return fmt.Errorf("materialized view %s: column %q cannot be generated: %w", t.Name, c.Name, base.ErrInvalidArgument)
+		case c.Type.Kind != types.KindTimestampTZ:
+			return fmt.Errorf("table %s: processing-time column %q must be TIMESTAMPTZ, not %s: %w", t.Name, c.Name, c.Type, base.ErrInvalidArgument)
+		case slices.Contains(t.PrimaryKey, c.Name):
+			return fmt.Errorf("table %s: processing-time column %q cannot be part of the primary key: %w", t.Name, c.Name, base.ErrInvalidArgument)
+		case len(t.PrimaryKey) > 0 && t.Options["changelog-producer"] == "input":
+			// An update or delete from the input carries a new stamp, not
+			// the stored one it replaces; the changelog must come from the
+			// stored rows (lookup, the default).
+			return fmt.Errorf("table %s: processing-time column %q needs a changelog-producer other than 'input' on a table with a primary key: %w", t.Name, c.Name, base.ErrInvalidArgument)
+		}
 	}
 	seen := map[string]bool{}
 	for _, k := range t.PrimaryKey {
@@ -143,6 +177,11 @@ func (s *Source) Validate() error {
 	if len(s.Columns) > 0 {
 		if _, err := validateColumns(s.Name, s.Columns); err != nil {
 			return err
+		}
+	}
+	for _, c := range s.Columns {
+		if c.IsGenerated() {
+			return fmt.Errorf("source %s: column %q cannot be generated (only a table's can): %w", s.Name, c.Name, base.ErrInvalidArgument)
 		}
 	}
 	return nil

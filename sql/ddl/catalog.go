@@ -25,7 +25,7 @@ func ObjectName(name, db string) catalog.ObjectName {
 func CatalogColumns(defs []ColumnDef) []catalog.Column {
 	cols := make([]catalog.Column, len(defs))
 	for i, d := range defs {
-		cols[i] = catalog.Column{Name: d.Name, Type: d.Type, NotNull: d.NotNull}
+		cols[i] = catalog.Column{Name: d.Name, Type: d.Type, NotNull: d.NotNull, Generated: d.Generated}
 	}
 	return cols
 }

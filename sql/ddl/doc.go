@@ -56,7 +56,8 @@
 //	create_sink   = CREATE SINK [IF NOT EXISTS] name
 //	                  ( INTO name [with] AS query | FROM name with )
 //	element       = column_def | PRIMARY KEY "(" col {"," col} ")" | watermark
-//	column_def    = col type {NOT NULL | NULL | PRIMARY KEY}
+//	column_def    = col type {NOT NULL | NULL | PRIMARY KEY
+//	                  | GENERATED ALWAYS AS "(" proctime() ")" STORED}
 //	watermark     = WATERMARK FOR col AS col [- INTERVAL 'n' unit | - INTERVAL 'n units']
 //	unit          = YEAR | MONTH | DAY | HOUR | MINUTE | SECOND
 //	with          = WITH "(" option {"," option} ")"
@@ -80,7 +81,15 @@
 //   - Primary-key columns are NOT NULL; a key naming a missing column is
 //     42703, a column twice 42701, two keys 42P16; a column defined twice
 //     is 42701. Other constraints (DEFAULT, CHECK, UNIQUE, REFERENCES,
-//     GENERATED, COLLATE) are 0A000.
+//     identity columns, COLLATE) are 0A000.
+//   - A generated column is a processing-time column: a table's
+//     TIMESTAMPTZ column GENERATED ALWAYS AS (proctime()) STORED
+//     (now() and current_timestamp are accepted there as the same thing;
+//     RisingWave spells it `AS PROCTIME()`). The step that writes a row
+//     into the table stamps it with the wall clock and the table stores
+//     it (ColumnDef.Generated, catalog.GeneratedProcTime). Any other
+//     generation expression is 0A000, another type 42804, such a column
+//     in a primary key or in CREATE SOURCE 0A000.
 //   - The watermark column must exist (42703) and be TIMESTAMP or
 //     TIMESTAMPTZ (42804); the delay has no months or years and is not
 //     negative. A table has at most one watermark.

@@ -42,6 +42,9 @@ type ColumnDef struct {
 	Type types.Type
 	// NotNull is true for NOT NULL columns and primary-key columns.
 	NotNull bool
+	// Generated is catalog.GeneratedProcTime for a processing-time column
+	// (`GENERATED ALWAYS AS (proctime()) STORED`), empty otherwise.
+	Generated string
 	// Pos is the 1-based character position of the column's name in the
 	// input.
 	Pos int

@@ -46,6 +46,9 @@ func summary(t *testing.T, st Statement) string {
 			if c.NotNull {
 				s += " NOT NULL"
 			}
+			if c.Generated != "" {
+				s += " GENERATED(" + c.Generated + ")"
+			}
 			parts = append(parts, fmt.Sprintf("%s@%d", s, c.Pos))
 		}
 		add("(%s)", strings.Join(parts, ", "))
