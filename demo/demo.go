@@ -33,6 +33,13 @@ type Options struct {
 	// Serve, when set, is the Postgres wire address to serve on while
 	// the demo runs.
 	Serve string
+	// HTTP, with Serve, is the address of /metrics and the API strata
+	// verify uses ("" or "-": none).
+	HTTP string
+	// Stop, when closed, ends the run as Duration does: the views are
+	// verified and the summary returned (a Ctrl-C). Cancelling ctx instead
+	// abandons the run, verification included.
+	Stop <-chan struct{}
 	// Out receives the status and the summary.
 	Out io.Writer
 	// Live redraws a status block in place (a terminal); otherwise a
@@ -134,13 +141,20 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	var e *engine.Engine
 	var err error
 	if opts.Serve != "" {
-		srv, err = server.Start(ctx, server.Options{Engine: opts.Engine, Listen: opts.Serve, HTTP: "-"})
+		httpAddr := opts.HTTP
+		if httpAddr == "" {
+			httpAddr = "-"
+		}
+		srv, err = server.Start(ctx, server.Options{Engine: opts.Engine, Listen: opts.Serve, HTTP: httpAddr})
 		if err != nil {
 			return sum, err
 		}
 		e = srv.Engine
 		defer srv.Close()
 		fmt.Fprintf(opts.Out, "serving: %s\n", server.PsqlCommand(srv.Addr()))
+		if a := srv.HTTPAddr(); a != nil {
+			fmt.Fprintf(opts.Out, "metrics on http://%s/metrics; verify a view while it runs with: strata verify --http %s t3\n", a, a)
+		}
 	} else {
 		e, err = engine.Open(ctx, opts.Engine)
 		if err != nil {
@@ -156,6 +170,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, fmt.Errorf("data directory %s already holds tables; the demo needs a fresh one", opts.Engine.Dir)
 	}
 	sess := server.NewSession(e, engine.DefaultDatabase)
+	// The generators start with their tables: times and rates count from
+	// here, not from when the views are ready.
+	created := time.Now()
 	if _, err := exec(ctx, sess, Script(opts.Rate, opts.Seed)); err != nil {
 		return sum, err
 	}
@@ -165,7 +182,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Duration)
 		defer cancel()
 	}
-	st := &status{e: e, out: opts.Out, live: opts.Live, start: time.Now()}
+	st := &status{e: e, out: opts.Out, live: opts.Live, start: created}
 	tick := time.NewTicker(e.EpochInterval())
 	defer tick.Stop()
 	lastPrint := time.Time{}
@@ -174,6 +191,8 @@ loop:
 	for {
 		select {
 		case <-runCtx.Done():
+			break loop
+		case <-opts.Stop:
 			break loop
 		case <-tick.C:
 		}

@@ -19,7 +19,7 @@ func newDemoCommand() *cobra.Command {
 	var rate, seed uint64
 	var duration time.Duration
 	var serve bool
-	var listen string
+	var listen, httpListen string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Run the Nexmark demo: three levels of views kept consistent, checked every epoch",
@@ -32,8 +32,37 @@ epoch. The last line reads:
   consistency checks: P passed, V violated; views verified: K of N`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			if err := ef.check(); err != nil {
+				return err
+			}
+			if rate == 0 {
+				return fmt.Errorf("--rate must be at least 1 event per second")
+			}
+			if duration < 0 {
+				return fmt.Errorf("--duration %v is negative", duration)
+			}
+			// The first Ctrl-C (or SIGTERM) ends the run as --duration does:
+			// the views are verified and the summary printed. A second one
+			// abandons the verification.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			stopRun := make(chan struct{})
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			go func() {
+				select {
+				case <-sigs:
+				case <-ctx.Done():
+					return
+				}
+				close(stopRun)
+				select {
+				case <-sigs:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
 			opts := ef.options()
 			if opts.Dir == "" {
 				dir, err := os.MkdirTemp("", "strata-demo-")
@@ -56,10 +85,14 @@ epoch. The last line reads:
 			if duration > 0 {
 				fmt.Fprintf(out, "; stops after %v", duration)
 			} else {
-				fmt.Fprint(out, "; Ctrl-C stops it")
+				fmt.Fprint(out, "; Ctrl-C stops it and verifies the views")
 			}
 			fmt.Fprintln(out)
-			sum, err := demo.Run(ctx, demo.Options{Engine: opts, Rate: rate, Seed: seed, Duration: duration, Serve: addr, Out: out, Live: live})
+			httpAddr := "-"
+			if serve {
+				httpAddr = httpListen
+			}
+			sum, err := demo.Run(ctx, demo.Options{Engine: opts, Rate: rate, Seed: seed, Duration: duration, Serve: addr, HTTP: httpAddr, Stop: stopRun, Out: out, Live: live})
 			if err != nil && !(ctx.Err() != nil && sum.Passed+sum.Violated > 0) {
 				return err
 			}
@@ -78,5 +111,6 @@ epoch. The last line reads:
 	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (0: run until Ctrl-C)")
 	cmd.Flags().BoolVar(&serve, "serve", false, "serve the Postgres wire protocol while the demo runs")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:4566", "address for --serve")
+	cmd.Flags().StringVar(&httpListen, "http", "127.0.0.1:8080", `with --serve, HTTP address of /metrics and of the API strata verify uses ("-" for none)`)
 	return cmd
 }

@@ -44,6 +44,20 @@ func (f *engineFlags) add(cmd *cobra.Command, defaultData string) {
 	cmd.Flags().IntVar(&f.par, "parallelism", 1, "parallelism of the stateful steps of view jobs")
 }
 
+// check refuses intervals and parallelism that cannot run.
+func (f *engineFlags) check() error {
+	if f.epoch <= 0 {
+		return fmt.Errorf("--epoch-interval %v must be positive", f.epoch)
+	}
+	if f.checkpoint <= 0 {
+		return fmt.Errorf("--checkpoint-interval %v must be positive", f.checkpoint)
+	}
+	if f.par < 1 {
+		return fmt.Errorf("--parallelism %d must be at least 1", f.par)
+	}
+	return nil
+}
+
 func (f *engineFlags) options() engine.Options {
 	return engine.Options{Dir: f.data, EpochInterval: f.epoch, CheckpointInterval: f.checkpoint, Parallelism: f.par}
 }
@@ -60,6 +74,9 @@ func newStartCommand() *cobra.Command {
 psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := ef.check(); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := ef.options()
