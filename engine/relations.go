@@ -118,7 +118,7 @@ func uniqueKey(n plan.Node) (key []int, ok bool) {
 		for _, k := range in {
 			found := -1
 			for j, e := range n.Exprs {
-				if c, isCol := e.(*expr.ColumnRef); isCol && c.Index == k {
+				if c, isCol := injectiveColumn(e); isCol && c == k {
 					found = j
 					break
 				}
@@ -384,6 +384,34 @@ func unionKey(n *plan.Union) ([]int, bool) {
 		}
 	}
 	return nil, false
+}
+
+// injectiveColumn returns the input column e reads when e is that column
+// or a cast of it that maps distinct values to distinct values: an integer
+// widened to a larger integer type or to NUMERIC (as a union's branches
+// are cast to a common type), or a string to an unbounded string type. A
+// key carried through such an expression stays a key.
+func injectiveColumn(e expr.Expr) (int, bool) {
+	switch e := e.(type) {
+	case *expr.ColumnRef:
+		return e.Index, true
+	case *expr.Cast:
+		col, ok := injectiveColumn(e.Arg)
+		if !ok {
+			return 0, false
+		}
+		from, to := e.Arg.Type().Kind, e.To.Kind
+		rank := map[types.Kind]int{types.KindInt16: 1, types.KindInt32: 2, types.KindInt64: 3}
+		switch {
+		case from == to && e.Arg.Type() == e.To:
+			return col, true
+		case rank[from] > 0 && (rank[to] >= rank[from] || to == types.KindNumeric && (e.To.Precision == 0 || e.To.Precision-e.To.Scale >= 19)):
+			return col, true
+		case (from == types.KindVarchar || from == types.KindText) && (to == types.KindText || to == types.KindVarchar && e.To.Length == 0):
+			return col, true
+		}
+	}
+	return 0, false
 }
 
 // volatileCall returns the name of a volatile function (now(), random(),
