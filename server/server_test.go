@@ -142,6 +142,17 @@ func TestSQLOverTheWire(t *testing.T) {
 	if got := rowsText(t, c, "DESCRIBE orders"); got != "id|BIGINT|false|true\ncustomer|TEXT|false|false\namount|NUMERIC(10,2)|true|false" {
 		t.Fatalf("DESCRIBE orders:\n%s", got)
 	}
+	// A primary-key column is NOT NULL in DESCRIBE as in \d and
+	// information_schema, also where a view's key is derived.
+	if got := rowsText(t, c, "DESCRIBE big"); !strings.HasPrefix(got, "customer|TEXT|false|true\n") {
+		t.Fatalf("DESCRIBE big:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'big'::regclass AND attnum > 0 ORDER BY attnum"); got != "customer|t\ntotal|f" {
+		t.Fatalf("pg_attribute of big:\n%s", got)
+	}
+	if got := rowsText(t, c, "SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = 'orders' ORDER BY ordinal_position"); got != "id|NO\ncustomer|NO\namount|YES" {
+		t.Fatalf("information_schema.columns of orders:\n%s", got)
+	}
 	if got := rowsText(t, c, "EXPLAIN CREATE MATERIALIZED VIEW x AS SELECT customer, count(*) AS n FROM orders GROUP BY customer"); !strings.Contains(got, "Aggregate") || !strings.Contains(got, "retract") {
 		t.Fatalf("EXPLAIN:\n%s", got)
 	}

@@ -807,7 +807,7 @@ func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire
 	}
 	var rows [][]string
 	for _, c := range cols {
-		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull), strconv.FormatBool(slices.Contains(key, c.Name))})
+		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull && !slices.Contains(key, c.Name)), strconv.FormatBool(slices.Contains(key, c.Name))})
 	}
 	cs, _ := s.describe(ctx, st, nil)
 	return &pgwire.Result{Columns: cs, Rows: rowsOf(rows...), Tag: fmt.Sprintf("DESCRIBE %d", len(rows))}, nil

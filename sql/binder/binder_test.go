@@ -237,3 +237,23 @@ func TestBindMoreShapes(t *testing.T) {
 		t.Fatalf("duplicate alias: %v", err)
 	}
 }
+
+// SQL value functions are named as PostgreSQL names them
+// (FigureColnameInternal), and localtimestamp/localtime are the
+// statement's time without zone.
+func TestValueFunctionNames(t *testing.T) {
+	n, err := bind(t, "SELECT current_user, session_user, user, current_role, current_date, current_timestamp, "+
+		"localtimestamp, localtime, current_catalog, current_schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range n.Schema() {
+		got = append(got, c.Name+":"+c.Type.String())
+	}
+	want := "current_user:TEXT session_user:TEXT user:TEXT current_role:TEXT current_date:DATE " +
+		"current_timestamp:TIMESTAMPTZ localtimestamp:TIMESTAMP localtime:TIME current_catalog:TEXT current_schema:TEXT"
+	if g := strings.Join(got, " "); g != want {
+		t.Fatalf("columns\n got %s\nwant %s", g, want)
+	}
+}

@@ -176,6 +176,20 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec exprCtx) (expr.Expr, error) {
 			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:    "current_schema",
 			pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:   "current_database",
 		}[sv.GetOp()]
+		switch sv.GetOp() {
+		case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME:
+			// The statement's start time in the session's time zone, as
+			// PostgreSQL's GetSQLLocalTimestamp: now() cast without zone.
+			now, err := b.call("now", nil, sv.GetLocation())
+			if err != nil {
+				return nil, err
+			}
+			to := types.Timestamp
+			if sv.GetOp() == pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME {
+				to = types.Time
+			}
+			return b.coerce(now, to, true, sv.GetLocation())
+		}
 		if name == "" || !b.fns.Has(name) {
 			return nil, b.errAt(sv.GetLocation(), sqlerr.FeatureNotSupported, "this SQL value function is not supported")
 		}

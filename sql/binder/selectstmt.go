@@ -551,10 +551,7 @@ func derivedName(n *pg_query.Node) string {
 	case n.GetAExpr() != nil && n.GetAExpr().GetKind() == pg_query.A_Expr_Kind_AEXPR_NULLIF:
 		return "nullif"
 	case n.GetSqlvalueFunction() != nil:
-		if n.GetSqlvalueFunction().GetOp() == pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE {
-			return "current_date"
-		}
-		return "current_timestamp"
+		return valueFunctionName(n.GetSqlvalueFunction().GetOp())
 	}
 	return "?column?"
 }
@@ -865,4 +862,33 @@ func (b *Binder) bindValues(sel *pg_query.SelectStmt, hint []types.Type) (plan.N
 		v.Cols = append(v.Cols, plan.Column{Name: "column" + strconv.Itoa(c+1), Type: t})
 	}
 	return v, nil
+}
+
+// valueFunctionName is the column name PostgreSQL gives an SQL value
+// function (FigureColnameInternal in parse_target.c): its keyword, with
+// the _N forms that take a precision named as the plain ones.
+func valueFunctionName(op pg_query.SQLValueFunctionOp) string {
+	switch op {
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_DATE:
+		return "current_date"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME, pg_query.SQLValueFunctionOp_SVFOP_CURRENT_TIME_N:
+		return "current_time"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIME_N:
+		return "localtime"
+	case pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP, pg_query.SQLValueFunctionOp_SVFOP_LOCALTIMESTAMP_N:
+		return "localtimestamp"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_ROLE:
+		return "current_role"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_USER:
+		return "current_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_USER:
+		return "user"
+	case pg_query.SQLValueFunctionOp_SVFOP_SESSION_USER:
+		return "session_user"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_CATALOG:
+		return "current_catalog"
+	case pg_query.SQLValueFunctionOp_SVFOP_CURRENT_SCHEMA:
+		return "current_schema"
+	}
+	return "current_timestamp"
 }

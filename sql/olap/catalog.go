@@ -198,6 +198,10 @@ var catalogFunctions = []struct{ name, def string }{
 	{"pg_table_size", "(r) AS (SELECT strata_size FROM $S.pg_class WHERE oid = r)"},
 	{"pg_relation_size", "(r) AS (SELECT strata_size FROM $S.pg_class WHERE oid = r)"},
 	{"pg_total_relation_size", "(r) AS (SELECT strata_size FROM $S.pg_class WHERE oid = r)"},
+	{"pg_get_function_result", "(f) AS NULL::VARCHAR"},
+	{"pg_get_function_arguments", "(f) AS NULL::VARCHAR"},
+	{"pg_get_function_identity_arguments", "(f) AS NULL::VARCHAR"},
+	{"pg_function_is_visible", "(f) AS true"},
 	{"pg_size_pretty", "(b) AS CASE WHEN b IS NULL THEN NULL WHEN abs(b) < 10240 THEN b::VARCHAR || ' bytes' WHEN abs(b) < 10485760 THEN ((b + 512) // 1024)::VARCHAR || ' kB' WHEN abs(b) < 10737418240 THEN ((b + 524288) // 1048576)::VARCHAR || ' MB' ELSE ((b + 536870912) // 1073741824)::VARCHAR || ' GB' END"},
 }
 
@@ -321,6 +325,10 @@ func buildCatalog(objects []TableInfo) []catalogTable {
 	return append([]catalogTable{*ns, *class, *attr, *index, *cons, *typ, *format, *db,
 		{name: "pg_am", cols: "oid BIGINT, amname VARCHAR, amhandler VARCHAR, amtype VARCHAR", rows: [][]any{{oidHeap, "heap", "heap_tableam_handler", "t"}, {oidBtree, "btree", "bthandler", "i"}}},
 		{name: "pg_roles", cols: "oid BIGINT, rolname VARCHAR, rolsuper BOOLEAN, rolinherit BOOLEAN, rolcreaterole BOOLEAN, rolcreatedb BOOLEAN, rolcanlogin BOOLEAN, rolreplication BOOLEAN, rolconnlimit INTEGER, rolvaliduntil TIMESTAMPTZ, rolbypassrls BOOLEAN, rolconfig VARCHAR[]", rows: [][]any{{oidOwner, owner, true, true, true, true, true, false, -1, nil, true, nil}}},
+		// No role is a member of another, and no function is defined
+		// outside pg_catalog: psql's \du and \df list roles and nothing.
+		{name: "pg_auth_members", cols: "oid BIGINT, roleid BIGINT, member BIGINT, grantor BIGINT, admin_option BOOLEAN, inherit_option BOOLEAN, set_option BOOLEAN"},
+		{name: "pg_proc", cols: "oid BIGINT, proname VARCHAR, pronamespace BIGINT, proowner BIGINT, prolang BIGINT, procost FLOAT, prorows FLOAT, provariadic BIGINT, prosupport VARCHAR, prokind VARCHAR, prosecdef BOOLEAN, proleakproof BOOLEAN, proisstrict BOOLEAN, proretset BOOLEAN, provolatile VARCHAR, proparallel VARCHAR, pronargs SMALLINT, pronargdefaults SMALLINT, prorettype BIGINT, proargtypes BIGINT[], proallargtypes BIGINT[], proargmodes VARCHAR[], proargnames VARCHAR[], proargdefaults VARCHAR, protrftypes BIGINT[], prosrc VARCHAR, probin VARCHAR, prosqlbody VARCHAR, proconfig VARCHAR[], proacl VARCHAR[]"},
 		{name: "pg_collation", cols: "oid BIGINT, collname VARCHAR, collnamespace BIGINT, collowner BIGINT, collprovider VARCHAR, collisdeterministic BOOLEAN, collencoding INTEGER, collcollate VARCHAR, collctype VARCHAR", rows: [][]any{{100, "default", oidPgCatalog, oidOwner, "d", true, -1, nil, nil}, {950, "C", oidPgCatalog, oidOwner, "c", true, -1, "C", "C"}}},
 		{name: "pg_attrdef", cols: "oid BIGINT, adrelid BIGINT, adnum SMALLINT, adbin VARCHAR"},
 		{name: "pg_policy", cols: "oid BIGINT, polname VARCHAR, polrelid BIGINT, polcmd VARCHAR, polpermissive BOOLEAN, polroles BIGINT[], polqual VARCHAR, polwithcheck VARCHAR"},

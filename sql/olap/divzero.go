@@ -19,9 +19,34 @@ var divisionMacros = []string{
 // compatMacros give DuckDB the PostgreSQL functions it lacks under their
 // PostgreSQL names: date_bin(stride, source, origin) is DuckDB's
 // time_bucket(width, ts, origin) for strides without months (Postgres
-// refuses months in date_bin as well).
+// refuses months in date_bin as well). pg_typeof(x) is PostgreSQL's name
+// of x's type (integer, numeric, text, timestamp without time zone,
+// integer[]) rather than DuckDB's (INTEGER, DECIMAL(38,0), VARCHAR):
+// strata_pgtype maps one element type name as [type-map] maps the type
+// ("NULL", DuckDB's type of a bare NULL, is PostgreSQL's unknown), and an
+// array of any depth is one [] as in PostgreSQL. The macro in the main
+// schema shadows DuckDB's own pg_typeof. current_schema (DuckDB: main) is
+// public, the schema psql shows Strata's tables in.
 var compatMacros = []string{
 	"CREATE MACRO date_bin(stride, source, origin) AS time_bucket(stride, source, origin)",
+	"CREATE MACRO current_schema() AS 'public'",
+	`CREATE MACRO strata_pgtype(t) AS CASE
+		WHEN t LIKE 'DECIMAL(%' OR t IN ('HUGEINT', 'UBIGINT', 'UHUGEINT') THEN 'numeric'
+		WHEN t IN ('TINYINT', 'SMALLINT', 'UTINYINT') THEN 'smallint'
+		WHEN t IN ('INTEGER', 'USMALLINT') THEN 'integer'
+		WHEN t IN ('BIGINT', 'UINTEGER') THEN 'bigint'
+		WHEN t = 'VARCHAR' THEN 'text'
+		WHEN t = 'FLOAT' THEN 'real'
+		WHEN t = 'DOUBLE' THEN 'double precision'
+		WHEN t = 'TIMESTAMP' THEN 'timestamp without time zone'
+		WHEN t = 'TIME' THEN 'time without time zone'
+		WHEN t = 'BLOB' THEN 'bytea'
+		WHEN t = 'JSON' THEN 'jsonb'
+		WHEN t = '"NULL"' OR t = 'NULL' THEN 'unknown'
+		ELSE lower(t) END`,
+	`CREATE MACRO pg_typeof(x) AS CASE
+		WHEN typeof(x) LIKE '%[]' THEN strata_pgtype(regexp_replace(typeof(x), '(\[\])+$', '')) || '[]'
+		ELSE strata_pgtype(typeof(x)) END`,
 }
 
 var divisionOps = map[string]string{"/": "strata_div", "//": "strata_intdiv", "%": "strata_mod"}

@@ -216,7 +216,8 @@
 // distinct list of TableInfo (cached, at most 8), a DuckDB schema
 // strata_pgc_<n> holding tables named like PostgreSQL's catalogs
 // (pg_namespace, pg_class, pg_attribute, pg_type, pg_index, pg_constraint,
-// pg_am, pg_roles, pg_database, pg_collation, pg_attrdef, pg_policy,
+// pg_am, pg_roles, pg_auth_members and pg_proc (both empty: no role
+// memberships, no user functions, so \du and \df answer), pg_database, pg_collation, pg_attrdef, pg_policy,
 // pg_statistic_ext, pg_publication*, pg_inherits, pg_description,
 // pg_trigger, pg_rewrite, pg_extension, and information_schema's
 // schemata, tables and columns) filled with PostgreSQL's values for the given tables,
@@ -264,6 +265,11 @@
 //     numbers beyond float64's 15-17 significant digits lose precision.
 //   - A table alias spelled like an input's database, followed by a dot and
 //     a column spelled like that input's table, is misread as the input.
+//   - DuckDB compares names without regard to ASCII case, even quoted
+//     ones. When two inputs' names differ only so ("MixedCase" and
+//     mixedcase), the later one's view gets an internal name and the SQL's
+//     tokens that name it are rewritten; a column spelled exactly like that
+//     table and used without a qualifier would be rewritten too.
 //   - DuckDB's own information_schema and duckdb_tables() list the loaded
 //     strata_data tables, and a query may name one directly: the engine
 //     decides what a query reads by its inputs, not by access rights.

@@ -25,8 +25,11 @@ const dataSchema = "strata_data"
 
 // Input is one table a query reads, and the epoch it reads it at.
 type Input struct {
-	// Name is the name the SQL uses: "t1", or "dev.t1" to make both dev.t1
-	// and (when no other input is called t1) t1 resolve to it.
+	// Name is the name the SQL uses, as ReferencedTables returns it: "t1",
+	// or "dev.t1" to make both dev.t1 and (when no other input is called
+	// t1) t1 resolve to it. Each part is exact, already folded: "MixedCase"
+	// is the table the SQL writes "MixedCase", mixedcase the one it writes
+	// MixedCase or mixedcase.
 	Name string
 	// Table is the opened table.
 	Table *table.Table

@@ -717,3 +717,84 @@ func TestQueryOnLocalFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesBindAsPostgresFoldsThem runs the session's path, ReferencedTables
+// then Query with its names as inputs: quoted names are exact, bare names
+// fold ASCII letters only, and names DuckDB compares as equal ("MixedCase"
+// and mixedcase) still reach their own tables.
+func TestNamesBindAsPostgresFoldsThem(t *testing.T) {
+	e := newEngine(t)
+	fs := fileio.NewMem()
+	tb := accounts(t, fs, "wh/dev/a")
+	other := accounts(t, fs, "wh/dev/b")
+	epochs := map[string]base.Epoch{"Ünïcødé_表": 1, "Вид": 4, "ÄB": 1, "MixedCase": 1, "mixedcase": 4}
+	tables := map[string]*table.Table{"mixedcase": other}
+	for _, c := range []struct{ q, want string }{
+		{`SELECT count(*) FROM "Ünïcødé_表"`, "3\n"},
+		{`SELECT count(*) FROM Вид`, "2\n"},
+		{`SELECT count(*) FROM "Вид"`, "2\n"},
+		{`SELECT count(*) FROM "ÄB" x WHERE x.id = 1`, "1\n"},
+		{`SELECT (SELECT count(*) FROM "MixedCase"), (SELECT count(*) FROM mixedcase)`, "3|2\n"},
+		{`SELECT count(*) FROM "MixedCase" m, MIXEDCASE n WHERE m.id = n.id`, "1\n"},
+	} {
+		names, err := e.ReferencedTables(context.Background(), c.q)
+		if err != nil {
+			t.Fatalf("%s: %v", c.q, err)
+		}
+		var in []Input
+		for _, n := range names {
+			ep, ok := epochs[n]
+			if !ok {
+				t.Fatalf("%s: referenced table %q is not one of the tables", c.q, n)
+			}
+			tt := tables[n]
+			if tt == nil {
+				tt = tb
+			}
+			in = append(in, Input{Name: n, Table: tt, Epoch: ep})
+		}
+		if got := text(mustQuery(t, e, in, c.q).Rows); got != c.want {
+			t.Errorf("%s: %s, want %s", c.q, got, c.want)
+		}
+	}
+}
+
+// TestPgTypeofNamesPostgresTypes checks that pg_typeof names types as
+// PostgreSQL does, for columns of a loaded table and for expressions.
+func TestPgTypeofNamesPostgresTypes(t *testing.T) {
+	e := newEngine(t)
+	tb := accounts(t, fileio.NewMem(), "wh/dev/accounts")
+	res := mustQuery(t, e, []Input{{Name: "accounts", Table: tb, Epoch: 1}}, `SELECT pg_typeof(id), pg_typeof(name), pg_typeof(balance),
+		pg_typeof(id::INTEGER), pg_typeof(sum(id)), pg_typeof(1.5::DOUBLE PRECISION), pg_typeof(now()),
+		pg_typeof(now()::TIMESTAMP), pg_typeof(current_date), pg_typeof(array[id]), pg_typeof(NULL), pg_typeof(true)
+		FROM accounts GROUP BY id, name, balance LIMIT 1`)
+	want := "bigint|text|numeric|integer|numeric|double precision|timestamp with time zone|" +
+		"timestamp without time zone|date|bigint[]|unknown|boolean\n"
+	if got := text(res.Rows); got != want {
+		t.Errorf("pg_typeof:\n got %s\nwant %s", got, want)
+	}
+	if res.Columns[0].Name != "pg_typeof" {
+		t.Errorf("column name %q, want pg_typeof", res.Columns[0].Name)
+	}
+}
+
+// TestValueFunctionsOnDuckDB checks the names PostgreSQL gives SQL value
+// functions (FigureColnameInternal) and the schema DuckDB reports.
+func TestValueFunctionsOnDuckDB(t *testing.T) {
+	e := newEngine(t)
+	tb := accounts(t, fileio.NewMem(), "wh/dev/accounts")
+	res := mustQuery(t, e, []Input{{Name: "accounts", Table: tb, Epoch: 1}}, `SELECT current_user, session_user, user,
+		current_role, current_date, current_timestamp, localtime, localtimestamp, current_catalog, current_schema FROM accounts LIMIT 1`)
+	var got []string
+	for _, c := range res.Columns {
+		got = append(got, c.Name+":"+c.Type.String())
+	}
+	want := "current_user:TEXT session_user:TEXT user:TEXT current_role:TEXT current_date:DATE current_timestamp:TIMESTAMPTZ " +
+		"localtime:TIME localtimestamp:TIMESTAMP current_catalog:TEXT current_schema:TEXT"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("columns\n got %s\nwant %s", g, want)
+	}
+	if s := types.FormatText(res.Rows[0][9], nil); s != "public" {
+		t.Errorf("current_schema %q, want public", s)
+	}
+}

@@ -156,15 +156,37 @@ func isIdentStart(c byte) bool {
 func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' || c == '$' }
 
 // identName returns the name a token denotes: bare identifiers fold to
-// lower case as in PostgreSQL, quoted ones keep their case.
+// lower case as in PostgreSQL, quoted ones are exact.
 func (t token) identName() (string, bool) {
 	switch t.kind {
 	case tokIdent:
-		return strings.ToLower(t.text), true
+		return foldIdent(t.text), true
 	case tokQuoted:
-		return strings.ReplaceAll(t.text[1:len(t.text)-1], `""`, `"`), true
+		body := strings.TrimPrefix(t.text, `"`)
+		if len(t.text) >= 2 && strings.HasSuffix(body, `"`) {
+			body = body[:len(body)-1]
+		}
+		return strings.ReplaceAll(body, `""`, `"`), true
 	}
 	return "", false
+}
+
+// foldIdent folds an unquoted identifier as PostgreSQL does in a UTF-8
+// database (downcase_identifier): ASCII A-Z become a-z, every other
+// character, é or Ä or Д, is kept as written.
+func foldIdent(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // join concatenates the tokens' text.

@@ -17,8 +17,10 @@ type binding struct {
 	views []string // temporary view names, unquoted
 }
 
-// splitName splits an input name "t1" or "dev.t1" into database and
-// table, lower-cased unless written with quotes.
+// splitName splits a relation name "t1" or "dev.t1" into database and
+// table, folded as PostgreSQL folds bare identifiers (foldIdent) unless
+// written with quotes. It reads SQL syntax (a regclass literal); input
+// names are exact and go through inputName.
 func splitName(name string) (db, tbl string, err error) {
 	toks := lex(name)
 	var parts []string
@@ -48,6 +50,25 @@ func splitName(name string) (db, tbl string, err error) {
 	return "", "", fmt.Errorf("input name %q must be table or database.table: %w", name, base.ErrInvalidArgument)
 }
 
+// inputName splits an Input.Name, as ReferencedTables returns it, into
+// database and table: "t1" or "dev.t1", each part exact (already folded,
+// so "MixedCase" is the table created as "MixedCase"), split at the first
+// dot as the engine resolves it.
+func inputName(name string) (db, tbl string, err error) {
+	db, tbl, ok := strings.Cut(name, ".")
+	if !ok {
+		db, tbl = "", name
+	}
+	if tbl == "" || ok && db == "" || strings.Contains(tbl, ".") {
+		return "", "", fmt.Errorf("input name %q must be table or database.table: %w", name, base.ErrInvalidArgument)
+	}
+	return db, tbl, nil
+}
+
+// duckFold is how DuckDB compares names of views: ASCII letters without
+// regard to case, "even when quoted"; other characters exactly.
+func duckFold(name string) string { return foldIdent(name) }
+
 // bindNames works out the temporary views for inputs and rewrites the
 // qualified references db.table of sqlText into the quoted view name
 // "db.table". A two-part name is rewritten only when db is the database of
@@ -61,7 +82,7 @@ func bindNames(inputs []Input, sqlText string) ([]binding, string, error) {
 	qualified := map[qual]int{}
 	dbs := map[string]bool{}
 	for i, in := range inputs {
-		db, tbl, err := splitName(in.Name)
+		db, tbl, err := inputName(in.Name)
 		if err != nil {
 			return nil, "", sqlerr.Wrap(sqlerr.InvalidParameterValue, err)
 		}
@@ -94,7 +115,8 @@ func bindNames(inputs []Input, sqlText string) ([]binding, string, error) {
 		}
 		bindings[is[0]].views = append(bindings[is[0]].views, tbl)
 	}
-	if len(dbs) == 0 {
+	renamed := distinctViews(bindings)
+	if len(dbs) == 0 && len(renamed) == 0 {
 		return bindings, sqlText, nil
 	}
 	toks := lex(sqlText)
@@ -127,7 +149,69 @@ func bindNames(inputs []Input, sqlText string) ([]binding, string, error) {
 		}
 		i = ti
 	}
+	if len(renamed) > 0 {
+		renameRefs(toks, renamed)
+	}
 	return bindings, join(toks), nil
+}
+
+// distinctViews gives views whose names DuckDB would take for one
+// ("MixedCase" and mixedcase: DuckDB compares names without regard to
+// ASCII case) internal names of their own, so that each input still binds
+// to its own relation; it returns the renames, SQL name -> internal name.
+// The first view of each such group keeps its name.
+func distinctViews(bindings []binding) map[string]string {
+	byFold := map[string][]string{}
+	var folds []string
+	for _, b := range bindings {
+		for _, v := range b.views {
+			f := duckFold(v)
+			if _, ok := byFold[f]; !ok {
+				folds = append(folds, f)
+			}
+			byFold[f] = append(byFold[f], v)
+		}
+	}
+	renamed := map[string]string{}
+	for _, f := range folds {
+		for k, v := range byFold[f][1:] {
+			renamed[v] = fmt.Sprintf("%s (input %d)", f, k+2)
+		}
+	}
+	for i := range bindings {
+		for j, v := range bindings[i].views {
+			if r, ok := renamed[v]; ok {
+				bindings[i].views[j] = r
+			}
+		}
+	}
+	return renamed
+}
+
+// renameRefs rewrites every name token that denotes a renamed view to the
+// view's internal name, except where it follows a dot (a column or a
+// qualified name of something else) or precedes "(" (a function). A
+// column named exactly as such a table and used unqualified would be
+// misread (doc.go, known gaps); inputs whose names DuckDB tells apart are
+// never rewritten.
+func renameRefs(toks []token, renamed map[string]string) {
+	for i := range toks {
+		n, ok := toks[i].identName()
+		if !ok || toks[i].text == "" {
+			continue
+		}
+		r, ok := renamed[n]
+		if !ok {
+			continue
+		}
+		if p := prevSolid(toks, i-1); p >= 0 && toks[p].text == "." {
+			continue
+		}
+		if nx := nextSolid(toks, i+1); nx < len(toks) && toks[nx].text == "(" {
+			continue
+		}
+		toks[i].text = quoteIdent(r)
+	}
 }
 
 // views0 returns the first view name, "" if none yet.

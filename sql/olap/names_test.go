@@ -53,11 +53,18 @@ func TestBindNames(t *testing.T) {
 		{[]string{"dev.t1", "t2"}, "SELECT dev.t1.k, x.dev FROM dev . t1 JOIN t2 ON t2.k = dev.t1.k, x WHERE 'dev.t1' <> s.dev.t1",
 			"dev.t1,t1;t2", `SELECT "dev.t1".k, x.dev FROM "dev.t1" JOIN t2 ON t2.k = "dev.t1".k, x WHERE 'dev.t1' <> s.dev.t1`, ""},
 		{[]string{"dev.t", "prod.t"}, "SELECT * FROM dev.t, PROD.T", "dev.t;prod.t", `SELECT * FROM "dev.t", "prod.t"`, ""},
-		{[]string{`"Dev"."T"`}, `SELECT * FROM "Dev"."T", dev.t`, "Dev.T,T", `SELECT * FROM "Dev.T", dev.t`, ""},
+		{[]string{`Dev.T`}, `SELECT * FROM "Dev"."T", dev.t`, "Dev.T,T", `SELECT * FROM "Dev.T", dev.t`, ""},
+		// Input names are exact; only ASCII letters of bare names fold.
+		{[]string{"Ünïcødé_表", "Вид"}, `SELECT * FROM "Ünïcødé_表", Вид`, "Ünïcødé_表;Вид", `SELECT * FROM "Ünïcødé_表", Вид`, ""},
+		// Names DuckDB would take for one get names of their own.
+		{[]string{"MixedCase", "mixedcase"}, `SELECT m.x, MixedCase.y, n.mixedcase FROM "MixedCase" m, MixedCase, f(mixedcase) mixedcase()`,
+			"MixedCase;mixedcase (input 2)", `SELECT m.x, "mixedcase (input 2)".y, n.mixedcase FROM "MixedCase" m, "mixedcase (input 2)", f("mixedcase (input 2)") mixedcase()`, ""},
+		{[]string{"dev.T", "prod.t"}, `SELECT * FROM dev."T", prod.t`, "dev.T,T;prod.t,t (input 2)", `SELECT * FROM "dev.T", "prod.t"`, ""},
 		{[]string{"t", "t"}, "", "", "", sqlerr.DuplicateTable},
 		{[]string{"dev.t", "t"}, "", "", "", sqlerr.DuplicateTable},
 		{[]string{"a.b.c"}, "", "", "", sqlerr.InvalidParameterValue},
-		{[]string{"1x"}, "", "", "", sqlerr.InvalidParameterValue},
+		{[]string{".t"}, "", "", "", sqlerr.InvalidParameterValue},
+		{[]string{""}, "", "", "", sqlerr.InvalidParameterValue},
 	}
 	for _, c := range cases {
 		var in []Input

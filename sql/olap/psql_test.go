@@ -165,6 +165,16 @@ Indexes:
  public | t1_pkey       | index | root  | t1
  public | t2_pkey       | index | root  | t2
 (3 rows)`},
+		{`\du`, `
+                               List of roles
+ Role name |                  Attributes                   | Member of
+-----------+-----------------------------------------------+-----------
+ root      | Superuser, Create role, Create DB, Bypass RLS | {}`},
+		{`\df`, `
+                       List of functions
+ Schema | Name | Result data type | Argument data types | Type
+--------+------+------------------+---------------------+------
+(0 rows)`},
 		{`SELECT name ~ 'a', name ~ '^a', name !~ 'l' FROM dev.accounts ORDER BY id`, `
  ?column? | ?column? | ?column?
 ----------+----------+----------

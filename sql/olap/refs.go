@@ -46,7 +46,7 @@ func (e *Engine) ReferencedTables(ctx context.Context, sqlText string) ([]string
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range refs {
-		if r.schema == "" && r.catalog == "" && ctes[strings.ToLower(r.table)] {
+		if r.schema == "" && r.catalog == "" && ctes[duckFold(r.table)] {
 			continue
 		}
 		name := r.spelled(sqlText)
@@ -84,7 +84,7 @@ func collectRefs(v any, refs *[]tableRef, ctes map[string]bool) {
 				for _, en := range entries {
 					if kv, ok := en.(map[string]any); ok {
 						if k, ok := kv["key"].(string); ok {
-							ctes[strings.ToLower(k)] = true
+							ctes[duckFold(k)] = true
 						}
 					}
 				}
@@ -136,5 +136,5 @@ func (r tableRef) spelled(sqlText string) string {
 			return strings.Join(parts, ".")
 		}
 	}
-	return strings.ToLower(strings.Join(want, "."))
+	return foldIdent(strings.Join(want, "."))
 }

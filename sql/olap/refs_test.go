@@ -15,6 +15,9 @@ func TestReferencedTables(t *testing.T) {
 		{`WITH c AS (SELECT * FROM Orders) SELECT * FROM c JOIN dev.Accounts a ON true WHERE x IN (SELECT y FROM "Mixed"."T") AND EXISTS (SELECT 1 FROM orders)`,
 			`orders,dev.accounts,Mixed.T`, ""},
 		{"SELECT * FROM range(10), generate_series(1, 2) g", "", ""},
+		// Bare names fold ASCII letters only; quoted ones are exact.
+		{`SELECT * FROM Вид, "ÄB", ÄB, "MixedCase", MixedCase`, `Вид,ÄB,Äb,MixedCase,mixedcase`, ""},
+		{`WITH äb AS (SELECT 1) SELECT * FROM "ÄB", äb`, `ÄB`, ""},
 		{"SELECT * FROM a UNION ALL SELECT * FROM b ORDER BY 1", "a,b", ""},
 		{"SELEC 1", "", sqlerr.SyntaxError},
 		{"INSERT INTO t VALUES (1)", "", sqlerr.FeatureNotSupported},
