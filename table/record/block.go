@@ -33,6 +33,45 @@ type Block struct {
 	KeyOffs []int
 }
 
+// OwnStrings returns b, or when b has string values a copy of b sharing
+// every slice but the string columns, whose values are copied into one
+// new buffer per column. A block kept for long (the store's file cache)
+// must own its strings: values that are substrings of a source's buffer
+// (a generator builds a chunk's strings in one allocation) would keep the
+// whole buffer alive, far beyond what the cache bounds count.
+func (b *Block) OwnStrings() *Block {
+	var c *Block
+	for i := range b.Cols {
+		v := &b.Cols[i]
+		if v.Strs == nil {
+			continue
+		}
+		if c == nil {
+			c = &Block{Chunk: types.Chunk{Kinds: b.Kinds, Cols: slices.Clone(b.Cols)}, Seqs: b.Seqs, Keys: b.Keys, KeyOffs: b.KeyOffs}
+		}
+		n := 0
+		for _, s := range v.Strs {
+			n += len(s)
+		}
+		buf := make([]byte, 0, n)
+		for _, s := range v.Strs {
+			buf = append(buf, s...)
+		}
+		all := string(buf)
+		strs := make([]string, len(v.Strs))
+		off := 0
+		for j, s := range v.Strs {
+			strs[j] = all[off : off+len(s)]
+			off += len(s)
+		}
+		c.Cols[i].Strs = strs
+	}
+	if c == nil {
+		return b
+	}
+	return c
+}
+
 // Ref names one record of one of several blocks: Block indexes the
 // blocks, Row the record within it.
 type Ref struct {

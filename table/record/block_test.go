@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 
@@ -125,4 +127,36 @@ func equalRows(a, b types.Row) bool {
 		}
 	}
 	return true
+}
+
+// TestOwnStringsCopiesOutOfSharedBuffers: the copy has the same values,
+// none of them inside the source's buffer, and the source is unchanged.
+func TestOwnStringsCopiesOutOfSharedBuffers(t *testing.T) {
+	src := strings.Repeat("abcdefghij", 100)
+	b := NewBlock([]types.Type{types.Int64, types.Text}, true, 4)
+	for i := range 4 {
+		row := types.Row{types.NewInt64(int64(i)), types.NewText(src[i*10 : i*10+3+i])}
+		b.AppendRow([]byte{byte(i)}, base.SeqNum(i+1), types.Insert, row)
+	}
+	c := b.OwnStrings()
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(src)))
+	hi := lo + uintptr(len(src))
+	for i := range 4 {
+		if got, want := c.Cols[1].Strs[i], b.Cols[1].Strs[i]; got != want {
+			t.Fatalf("row %d: %q, want %q", i, got, want)
+		}
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(c.Cols[1].Strs[i]))); p >= lo && p < hi {
+			t.Fatalf("row %d still points into the source buffer", i)
+		}
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(b.Cols[1].Strs[i]))); p < lo || p >= hi {
+			t.Fatalf("row %d of the source was changed", i)
+		}
+	}
+	if c.Cols[0].Ints[3] != 3 || string(c.Key(2)) != "\x02" || c.Seqs[1] != 2 {
+		t.Fatalf("other columns not shared: %v %q %v", c.Cols[0].Ints, c.Key(2), c.Seqs)
+	}
+	ints := NewBlock([]types.Type{types.Int64}, false, 1)
+	if ints.OwnStrings() != ints {
+		t.Fatal("a block without strings was copied")
+	}
 }

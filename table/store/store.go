@@ -94,7 +94,7 @@ func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, blk *record
 	// lookups and compactions read them back without decoding. Only data
 	// files with keys are cached this way (changelog files are read once).
 	if prefix == "data" && len(sc.PrimaryKey) > 0 {
-		s.remember(s.DataPath(b, f.Name)+"@"+strconv.FormatInt(int64(sc.ID), 10), blk)
+		s.remember(s.DataPath(b, f.Name)+"@"+strconv.FormatInt(int64(sc.ID), 10), blk.OwnStrings())
 	}
 	return f, nil
 }
