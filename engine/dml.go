@@ -30,6 +30,11 @@ import (
 // the end (a crash during the append, before it was acknowledged) is cut
 // off when the log is opened. The ingest job of the table reads the log as
 // its transactional input: a record's offset is its position.
+//
+// The fsynced append is a statement's point of no return (commit): a
+// statement canceled before it writes nothing; after it the record will
+// be committed, so the statement waits for that regardless of its
+// cancellation and reports success.
 const dmlHeader = 8
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -51,6 +56,9 @@ type dmlLog struct {
 	mu   sync.Mutex
 	f    *os.File
 	size int64
+	// dropped is set when the log is closed, because its table is dropped
+	// or the engine closes: a statement waiting for its epoch then ends.
+	dropped bool
 	// last is the latest epoch close the job reported; changed is closed
 	// and replaced when it moves.
 	last    ingest.Pair
@@ -111,6 +119,10 @@ func (l *dmlLog) close() error {
 	}
 	err := l.f.Close()
 	l.f = nil
+	// Wake the statements waiting for its epochs: the log is closed when
+	// its table is dropped (they end with 42P01) or the engine closes.
+	l.dropped = true
+	close(l.changed)
 	return err
 }
 
@@ -157,6 +169,9 @@ func (l *dmlLog) closed(p ingest.Pair) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last = p
+	if l.dropped {
+		return
+	}
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
@@ -184,28 +199,96 @@ func (l *dmlLog) append(c *types.Chunk) (uint64, error) {
 }
 
 // epochOf waits until the job closed an epoch at or after position end and
-// returns that epoch.
-func (l *dmlLog) epochOf(ctx context.Context, end uint64) (base.Epoch, error) {
+// returns that epoch. A table dropped meanwhile ends the wait with 42P01
+// (droppedError); so does one whose log is gone from the engine (a log
+// opened by a statement that raced the DROP), checked every
+// dropCheckInterval.
+func (e *Engine) epochOf(ctx context.Context, l *dmlLog, end uint64) (base.Epoch, error) {
 	for {
 		l.mu.Lock()
-		p, ch := l.last, l.changed
+		p, ch, dropped := l.last, l.changed, l.dropped
 		l.mu.Unlock()
 		if p.Position >= end && p.Epoch > 0 {
 			return p.Epoch, nil
 		}
+		if dropped {
+			if e.ctx.Err() != nil {
+				return 0, fmt.Errorf("table %s: waiting for an epoch: the engine is closing: %w", l.name, base.ErrClosed)
+			}
+			if err := e.checkExists(ctx, l.name); err != nil {
+				return 0, err
+			}
+			return 0, sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState, fmt.Errorf("table %s: its DML log was closed before the write's epoch closed (another job writes the table now): %w", l.name, base.ErrClosed))
+		}
 		select {
 		case <-ctx.Done():
 			return 0, ctx.Err()
+		case <-e.ctx.Done():
+			return 0, fmt.Errorf("table %s: waiting for an epoch: the engine is closing: %w", l.name, base.ErrClosed)
 		case <-ch:
+		case <-time.After(dropCheckInterval):
+			if err := e.checkExists(ctx, l.name); err != nil {
+				// A log opened by a statement that raced the DROP
+				// (after dropStorage) goes too, lest a table created
+				// again under the name read its records.
+				return 0, errors.Join(err, e.forgetLog(l))
+			}
 		}
 	}
+}
+
+// forgetLog closes and removes log l of a dropped table when the engine
+// still holds it (it was opened after the DROP removed the table's log).
+func (e *Engine) forgetLog(l *dmlLog) error {
+	e.mu.Lock()
+	stray := e.dml[l.name] == l
+	if stray {
+		delete(e.dml, l.name)
+	}
+	e.mu.Unlock()
+	if !stray {
+		return nil
+	}
+	if err := l.close(); err != nil {
+		return err
+	}
+	if err := os.Remove(l.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("table %s: removing the DML log of the dropped table: %w", l.name, err)
+	}
+	return nil
+}
+
+// dropCheckInterval is how often a statement waiting for a table's epoch
+// checks that the table still exists.
+const dropCheckInterval = 100 * time.Millisecond
+
+// droppedError is the error of a statement whose table was dropped while
+// it waited for the table's epoch (42P01, as a statement naming a table
+// that does not exist).
+func droppedError(name catalog.ObjectName) error {
+	return sqlerr.New(sqlerr.UndefinedTable, "relation %q was dropped while this statement waited for its epoch", name.Name)
+}
+
+// checkExists returns droppedError when table or view name is no longer
+// in the catalog.
+func (e *Engine) checkExists(ctx context.Context, name catalog.ObjectName) error {
+	cat, err := e.meta.Catalog(context.WithoutCancel(ctx))
+	if err != nil {
+		return err
+	}
+	if _, err := cat.Table(name); err != nil {
+		return droppedError(name)
+	}
+	return nil
 }
 
 // Apply writes the changes of c (rows of t's columns, with row kinds) to
 // table name as one transaction and returns the epoch that holds it, once
 // that epoch is committed: a read at a consistent version started after
 // Apply returns sees the change. Only tables without a connector can be
-// written; the error for others is a *sqlerr.Error (42809).
+// written; the error for others is a *sqlerr.Error (42809). ctx ending
+// before the append writes nothing (ctx's error); after it Apply waits
+// for the commit all the same (commit).
 func (e *Engine) Apply(ctx context.Context, name catalog.ObjectName, c *types.Chunk) (base.Epoch, error) {
 	l, err := e.writableLog(ctx, name)
 	if err != nil {
@@ -238,17 +321,46 @@ func (e *Engine) applyLocked(ctx context.Context, l *dmlLog, c *types.Chunk) (ba
 	if c.Len() == 0 {
 		return 0, nil
 	}
-	end, err := l.append(c)
+	return e.commit(ctx, l, c)
+}
+
+// commit appends c to the log and waits for its epoch: the DML path's
+// point of no return is the fsynced append. A statement canceled (or
+// timed out) before it writes nothing and returns ctx's error (57014 in
+// the server); once the record is in the log it will commit, so the wait
+// ignores ctx's cancellation, as PostgreSQL ignores a cancel while it
+// writes its commit record, and the statement reports success. Only a
+// writer that keeps failing (55000), a dropped table (42P01) or the
+// engine closing end that wait with an error. The caller holds l.write.
+func (e *Engine) commit(ctx context.Context, l *dmlLog, c *types.Chunk) (base.Epoch, error) {
+	end, err := e.appendRecord(ctx, l, c)
 	if err != nil {
 		return 0, err
 	}
-	return e.waitApplied(ctx, l, end)
+	return e.waitApplied(context.WithoutCancel(ctx), l, end)
+}
+
+// appendRecord is the point of no return of a write (see commit): it
+// appends c unless ctx has ended, and returns the position after it. A
+// log closed because its table was dropped (a statement that waited for
+// l.write while a DROP ran) is 42P01. The caller holds l.write.
+func (e *Engine) appendRecord(ctx context.Context, l *dmlLog, c *types.Chunk) (uint64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, fmt.Errorf("table %s: statement canceled before its rows were written: %w", l.name, err)
+	}
+	end, err := l.append(c)
+	if errors.Is(err, base.ErrClosed) {
+		if derr := e.checkExists(ctx, l.name); derr != nil {
+			return 0, derr
+		}
+	}
+	return end, err
 }
 
 // waitApplied waits until the log's records up to end are in a committed
 // epoch and returns that epoch.
 func (e *Engine) waitApplied(ctx context.Context, l *dmlLog, end uint64) (base.Epoch, error) {
-	ep, err := l.epochOf(ctx, end)
+	ep, err := e.epochOf(ctx, l, end)
 	if err != nil {
 		return 0, err
 	}
@@ -268,11 +380,19 @@ func (e *Engine) settle(ctx context.Context, l *dmlLog) error {
 	return err
 }
 
-// waitCommitted waits until table name has committed epoch ep.
+// waitCommitted waits until table name has committed epoch ep. A job
+// anywhere upstream of name (its writer, the writers of the tables that
+// job reads, and so on) that keeps failing ends the wait with 55000
+// naming the job and its last error, as does a table dropped meanwhile
+// (42P01).
 func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep base.Epoch) error {
-	// The writer's restarts and newest checkpoint when it last made
-	// progress during the wait.
-	restarts, checkpoint := -1, base.CheckpointID(0)
+	// Per upstream job, its restarts and newest checkpoint when it last
+	// made progress during the wait.
+	type progress struct {
+		restarts   int
+		checkpoint base.CheckpointID
+	}
+	seen := map[string]progress{}
 	for i := 0; ; i++ {
 		c, err := e.meta.CommittedEpoch(ctx, name)
 		if err == nil && c.Epoch >= ep {
@@ -281,41 +401,77 @@ func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep 
 		if err != nil && !errors.Is(err, base.ErrNotFound) {
 			return err
 		}
-		// A writer that keeps failing will not commit ep: after two
-		// restarts without a completed checkpoint between, say so
+		if i%20 == 0 && i > 0 {
+			// A table dropped during the wait never commits ep.
+			if err := e.checkExists(ctx, name); err != nil {
+				return err
+			}
+		}
+		// A job that keeps failing will not let name commit ep: after
+		// two restarts without a completed checkpoint between, say so
 		// rather than wait forever.
 		if i%20 == 0 {
-			if job, n, chk, cause := e.writerRestarts(name); job != "" {
+			for _, j := range e.upstreamJobs(name) {
+				p, ok := seen[j.name]
 				switch {
-				case restarts < 0 || chk != checkpoint:
-					restarts, checkpoint = n, chk
-				case n >= restarts+2:
+				case !ok || j.checkpoint != p.checkpoint:
+					seen[j.name] = progress{j.restarts, j.checkpoint}
+				case j.restarts >= p.restarts+2:
+					if j.writes == name {
+						return sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
+							fmt.Errorf("%s has not committed epoch %d: its writer %s keeps failing (%d restarts): %w", name.Name, ep, j.name, j.restarts, j.cause))
+					}
 					return sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
-						fmt.Errorf("%s has not committed epoch %d: its writer %s keeps failing (%d restarts): %w", name.Name, ep, job, n, cause))
+						fmt.Errorf("%s has not committed epoch %d: job %s upstream of it (writing %s) keeps failing (%d restarts): %w", name.Name, ep, j.name, j.writes.Name, j.restarts, j.cause))
 				}
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-e.ctx.Done():
+			return fmt.Errorf("%s: waiting for epoch %d: the engine is closing: %w", name, ep, base.ErrClosed)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }
 
-// writerRestarts returns the job of this process that writes table name,
-// its restarts, its newest completed checkpoint and its last failure (""
-// when none runs here).
-func (e *Engine) writerRestarts(name catalog.ObjectName) (job string, restarts int, checkpoint base.CheckpointID, cause error) {
+// jobHealth is what upstreamJobs reports of one job.
+type jobHealth struct {
+	name       string
+	writes     catalog.ObjectName
+	restarts   int
+	checkpoint base.CheckpointID
+	cause      error
+}
+
+// upstreamJobs returns the jobs of this process that name depends on:
+// the job writing it, then, breadth first, the jobs writing the tables
+// each of those reads (its lineage), each once, with its restarts, newest
+// completed checkpoint and last failure.
+func (e *Engine) upstreamJobs(name catalog.ObjectName) []jobHealth {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, rj := range e.jobs {
-		if !slices.Contains(rj.def.Writes, name) {
-			continue
+	var out []jobHealth
+	visited := map[catalog.ObjectName]bool{name: true}
+	queue := []catalog.ObjectName{name}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, rj := range e.jobs {
+			if !slices.Contains(rj.def.Writes, n) {
+				continue
+			}
+			rj.mu.Lock()
+			out = append(out, jobHealth{name: rj.def.Name, writes: n, restarts: rj.restarts, checkpoint: rj.lastCheckpoint.ID, cause: rj.err})
+			rj.mu.Unlock()
+			for _, r := range rj.def.Reads {
+				if !visited[r] {
+					visited[r] = true
+					queue = append(queue, r)
+				}
+			}
 		}
-		rj.mu.Lock()
-		defer rj.mu.Unlock()
-		return rj.def.Name, rj.restarts, rj.lastCheckpoint.ID, rj.err
 	}
-	return "", 0, 0, nil
+	return out
 }

@@ -352,13 +352,15 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	// An INSERT reads nothing of its table: it holds the table's writer
 	// lock only to append, and waits for its epoch without it, so that
 	// several sessions' INSERTs share epochs.
+	// Canceled before the append, it writes nothing; after it, it
+	// commits and reports success (commit, the point of no return).
 	l.write.Lock()
-	end, err := l.append(c)
+	end, err := e.appendRecord(ctx, l, c)
 	l.write.Unlock()
 	if err != nil {
 		return 0, 0, err
 	}
-	ep, err := e.waitApplied(ctx, l, end)
+	ep, err := e.waitApplied(context.WithoutCancel(ctx), l, end)
 	if err != nil {
 		return 0, 0, err
 	}

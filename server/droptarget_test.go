@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDropSinkTarget: a table a sink writes is not dropped from under the
@@ -76,5 +77,67 @@ func TestSinkIntoFillsAndFailingWriter(t *testing.T) {
 	_, err := c.Exec(context.Background(), "SELECT count(*) FROM by_email")
 	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "sink-dev-k") {
 		t.Fatalf("a read waiting on a failing sink: %v", err)
+	}
+}
+
+// TestReadWaitsEndWhenUpstreamViewFails: a read of a view whose input
+// view keeps failing (a division by zero) ends with 55000 naming the
+// failing job, not only a read of the failing view itself.
+func TestReadWaitsEndWhenUpstreamViewFails(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	exec(t, c, "CREATE TABLE d2 (k INT PRIMARY KEY, name TEXT, n INT)")
+	exec(t, c, "INSERT INTO d2 VALUES (1, 'a', 1)")
+	exec(t, c, "CREATE MATERIALIZED VIEW vdiv AS SELECT k, 10 / n AS x FROM d2")
+	exec(t, c, "CREATE MATERIALIZED VIEW vdiv2 AS SELECT sum(x) AS s FROM vdiv")
+	exec(t, c, "INSERT INTO d2 VALUES (2, 'b', 0)")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.Exec(ctx, "SELECT * FROM vdiv2")
+	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "view-dev-vdiv ") || !strings.Contains(err.Error(), "division by zero") {
+		t.Fatalf("a read of vdiv2 while vdiv's job keeps failing: %v", err)
+	}
+}
+
+// TestFailedCreateLeavesNothing: a CREATE MATERIALIZED VIEW or CREATE
+// SINK INTO whose job keeps failing before its first epoch reports 55000
+// and leaves no view, sink or job behind: the name can be used again and
+// the sink's target takes INSERTs again.
+func TestFailedCreateLeavesNothing(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	ctx := context.Background()
+	exec(t, c, "CREATE TABLE d2 (k INT PRIMARY KEY, name TEXT, n INT)")
+	exec(t, c, "INSERT INTO d2 VALUES (1, 'longname', 1)")
+	_, err := c.Exec(ctx, "CREATE MATERIALIZED VIEW vfail2 AS SELECT k, 10 / (n - n) AS x FROM d2")
+	if err == nil || !strings.Contains(err.Error(), "55000") {
+		t.Fatalf("a view whose job keeps failing: %v", err)
+	}
+	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "" {
+		t.Fatalf("views after a failed CREATE: %q", got)
+	}
+	if got := rowsText(t, c, "SELECT count(*) FROM strata_catalog.jobs WHERE name LIKE 'view-%'"); got != "0" {
+		t.Fatalf("view jobs after a failed CREATE: %q", got)
+	}
+	exec(t, c, "CREATE MATERIALIZED VIEW vfail2 AS SELECT k, 10 / n AS x FROM d2")
+	if got := rowsText(t, c, "SELECT k, x FROM vfail2"); got != "1|10" {
+		t.Fatalf("the view created again: %q", got)
+	}
+
+	exec(t, c, "CREATE TABLE short (k INT PRIMARY KEY, name VARCHAR(3))")
+	_, err = c.Exec(ctx, "CREATE SINK ks INTO short AS SELECT k, name FROM d2")
+	if err == nil || !strings.Contains(err.Error(), "55000") {
+		t.Fatalf("a sink whose job keeps failing: %v", err)
+	}
+	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
+		t.Fatalf("sinks after a failed CREATE SINK: %q", got)
+	}
+	exec(t, c, "INSERT INTO short VALUES (7, 'abc')")
+	if got := rowsText(t, c, "SELECT k, name FROM short"); got != "7|abc" {
+		t.Fatalf("the sink's target after a failed CREATE SINK: %q", got)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
 	"github.com/stratadb/strata/engine"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -66,7 +68,17 @@ type Session struct {
 	// counts the statements of the block that changed something.
 	inBlock     bool
 	blockWrites int
+	// blockReadOnly is set for a block begun READ ONLY (or after SET
+	// TRANSACTION READ ONLY in it); defaultReadOnly is
+	// default_transaction_read_only, the mode of blocks begun without
+	// one and of statements outside a block.
+	blockReadOnly   bool
+	defaultReadOnly bool
 }
+
+// readOnlySQLTransaction is SQLSTATE 25006, read_only_sql_transaction: a
+// change in a READ ONLY transaction.
+const readOnlySQLTransaction = "25006"
 
 // NewSession returns a session on database db of e.
 func NewSession(e *engine.Engine, db string) *Session {
@@ -335,7 +347,10 @@ func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []t
 		defer cancel()
 	}
 	res, err := s.executeStatement(ctx, pst, params)
-	if err != nil && s.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// A write past its point of no return that then fails (55000, its
+	// writer keeps failing) is not canceled: it commits once the writer
+	// recovers, and says so.
+	if err != nil && s.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && sqlerr.From(err).Code != sqlerr.ObjectNotInPrerequisiteState {
 		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
 	}
 	return res, err
@@ -370,8 +385,17 @@ func (s *Session) executeStatement(ctx context.Context, pst *pgwire.Statement, p
 }
 
 func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Args) (*pgwire.Result, error) {
-	if s.inBlock && changes(st) {
-		s.blockWrites++
+	if changes(st) {
+		readOnly := s.defaultReadOnly
+		if s.inBlock {
+			readOnly = s.blockReadOnly
+		}
+		if readOnly {
+			return nil, sqlerr.New(readOnlySQLTransaction, "cannot execute %s in a read-only transaction", commandName(st))
+		}
+		if s.inBlock {
+			s.blockWrites++
+		}
 	}
 	switch st := st.(type) {
 	case *ddl.Query:
@@ -390,18 +414,27 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			}
 			with["timezone"] = s.loc.String()
 		}
+		existed := s.e.ViewStartEpoch(ctx, name) != 0
 		if err := s.e.CreateView(ctx, name, st.QueryText, with, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)
 		}
 		// As in RisingWave, CREATE returns once the view holds its
 		// inputs' history (its first epoch is committed), so that every
 		// session then reads it filled; cancelling the statement before
-		// that drops the view again.
+		// that, or a job failing until then, drops the view again: a
+		// CREATE that reports an error leaves nothing behind (a view
+		// that existed before, under IF NOT EXISTS, stays).
 		start := s.e.ViewStartEpoch(ctx, name)
 		if err := s.e.WaitCommitted(ctx, name, start); err != nil {
+			if existed {
+				return nil, err
+			}
+			dropErr := s.e.Drop(context.WithoutCancel(ctx), "view", name, true, false)
 			if ctx.Err() != nil {
-				return nil, errors.Join(sqlerr.New(sqlerr.QueryCanceled, "canceling statement: materialized view %s was dropped before it was filled", name.Name),
-					s.e.Drop(context.WithoutCancel(ctx), "view", name, true, false))
+				return nil, errors.Join(sqlerr.New(sqlerr.QueryCanceled, "canceling statement: materialized view %s was dropped before it was filled", name.Name), dropErr)
+			}
+			if dropErr != nil {
+				return nil, errors.Join(err, dropErr)
 			}
 			return nil, err
 		}
@@ -420,13 +453,25 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			return &pgwire.Result{Tag: "CREATE SINK"}, nil
 		}
 		name, into := ddl.ObjectName(st.Name, s.db), ddl.ObjectName(st.Into, s.db)
+		existed := s.e.SinkStartEpoch(ctx, name) != 0
 		if err := s.e.CreateSink(ctx, name, into, st.QueryText, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)
 		}
 		// As CREATE MATERIALIZED VIEW, it returns once the table holds
-		// the query's history (the sink's first epoch).
+		// the query's history (the sink's first epoch), and a CREATE
+		// that fails or is canceled before drops the sink again.
 		if start := s.e.SinkStartEpoch(ctx, name); start != 0 {
 			if err := s.e.WaitCommitted(ctx, into, start); err != nil {
+				if existed {
+					return nil, err
+				}
+				dropErr := s.e.DropSink(context.WithoutCancel(ctx), name, true)
+				if ctx.Err() != nil {
+					return nil, errors.Join(sqlerr.New(sqlerr.QueryCanceled, "canceling statement: sink %s was dropped before it wrote its first epoch", name.Name), dropErr)
+				}
+				if dropErr != nil {
+					return nil, errors.Join(err, dropErr)
+				}
 				return nil, err
 			}
 			s.lastWrite = max(s.lastWrite, start)
@@ -475,6 +520,10 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			switch tag {
 			case "BEGIN":
 				s.inBlock, s.blockWrites = true, 0
+				s.blockReadOnly = s.defaultReadOnly
+				if ro, ok := readOnlyOption(st.Node.GetTransactionStmt().GetOptions()); ok {
+					s.blockReadOnly = ro
+				}
 			case "ROLLBACK":
 				if s.blockWrites > 0 {
 					n := s.blockWrites
@@ -486,6 +535,26 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 				s.inBlock, s.blockWrites = false, 0
 			}
 			return &pgwire.Result{Tag: tag}, nil
+		case st.Node.GetVariableSetStmt() != nil:
+			// SET TRANSACTION READ ONLY | READ WRITE (in a block; outside
+			// one it does nothing, as in PostgreSQL) and SET SESSION
+			// CHARACTERISTICS AS TRANSACTION ...; other modes are
+			// accepted and ignored (every statement commits on its own).
+			vs := st.Node.GetVariableSetStmt()
+			ro, ok := readOnlyOption(vs.GetArgs())
+			switch strings.ToUpper(vs.GetName()) {
+			case "TRANSACTION":
+				if ok && s.inBlock {
+					s.blockReadOnly = ro
+				}
+			case "SESSION CHARACTERISTICS":
+				if ok {
+					s.defaultReadOnly = ro
+				}
+			default:
+				return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
+			}
+			return &pgwire.Result{Tag: "SET"}, nil
 		}
 		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
 	}
@@ -500,9 +569,44 @@ func changes(st ddl.Statement) bool {
 	case *ddl.Query, *ddl.Show, *ddl.Set, *ddl.Describe, *ddl.Explain:
 		return false
 	case *ddl.Other:
-		return st.Node.GetTransactionStmt() == nil
+		return st.Node.GetTransactionStmt() == nil && st.Node.GetVariableSetStmt() == nil
 	}
 	return true
+}
+
+// commandName names a statement that changes something as PostgreSQL's
+// errors do ("INSERT", "CREATE TABLE").
+func commandName(st ddl.Statement) string {
+	switch st := st.(type) {
+	case *ddl.Insert:
+		return "INSERT"
+	case *ddl.Update:
+		return "UPDATE"
+	case *ddl.Delete:
+		return "DELETE"
+	case *ddl.CreateTable:
+		return "CREATE TABLE"
+	case *ddl.CreateView:
+		return "CREATE MATERIALIZED VIEW"
+	case *ddl.CreateSource:
+		return "CREATE SOURCE"
+	case *ddl.CreateSink:
+		return "CREATE SINK"
+	case *ddl.Drop:
+		return "DROP " + string(st.Kind)
+	}
+	return strings.ToUpper(firstWords(st.Text()))
+}
+
+// readOnlyOption reads transaction_read_only from the options of BEGIN or
+// SET TRANSACTION (ok is false when they do not set it).
+func readOnlyOption(opts []*pg_query.Node) (readOnly, ok bool) {
+	for _, o := range opts {
+		if d := o.GetDefElem(); d != nil && d.GetDefname() == "transaction_read_only" {
+			readOnly, ok = d.GetArg().GetAConst().GetIval().GetIval() != 0, true
+		}
+	}
+	return readOnly, ok
 }
 
 func firstWords(text string) string {
@@ -658,6 +762,18 @@ func (s *Session) set(st *ddl.Set) (*pgwire.Result, error) {
 			return nil, err
 		}
 		s.timeout = d
+	case "default_transaction_read_only":
+		switch strings.ToLower(st.Value) {
+		case "on", "true", "yes", "1":
+			s.defaultReadOnly = true
+		case "off", "false", "no", "0":
+			s.defaultReadOnly = false
+		default:
+			if !st.Default {
+				return nil, sqlerr.New(sqlerr.InvalidParameterValue, "parameter \"default_transaction_read_only\" requires a Boolean value")
+			}
+			s.defaultReadOnly = false
+		}
 	case "extra_float_digits", "client_encoding", "datestyle", "application_name", "search_path", "client_min_messages":
 		// Settings drivers send at connection start; accepted, ignored.
 	default:

@@ -516,6 +516,11 @@ func (c *conn) loop() error {
 			}
 		case *pgproto3.Terminate:
 			return nil
+		case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+			// No COPY runs: these are what a client still sends after
+			// its COPY was refused (pgx's CopyFrom). As PostgreSQL does,
+			// they are accepted and ignored, so that the connection's
+			// next query works.
 		default:
 			failed = sqlerr.New(sqlerr.FeatureNotSupported, "protocol message %T is not supported", msg)
 		}
