@@ -7,33 +7,9 @@ import (
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
-
-// expandMultiset turns the stored rows of a multiset view (each with its
-// multiplicity as its last column) into the view's rows: each row as many
-// times as its multiplicity, without that column. Rows with a
-// multiplicity below one (never stored: the view's aggregate deletes a
-// row whose count falls to zero) give nothing.
-func expandMultiset(stored []types.Row) []types.Row {
-	n := 0
-	for _, r := range stored {
-		if c := r[len(r)-1]; !c.IsNull() && c.Int64() > 0 {
-			n += int(c.Int64())
-		}
-	}
-	out := make([]types.Row, 0, n)
-	for _, r := range stored {
-		c := r[len(r)-1]
-		if c.IsNull() {
-			continue
-		}
-		for range c.Int64() {
-			out = append(out, r[:len(r)-1])
-		}
-	}
-	return out
-}
 
 // readRows reads table or view t at epoch ep as its catalog columns show
 // it: a multiset view's rows expanded by their multiplicities.
@@ -47,7 +23,7 @@ func (e *Engine) readRows(t catalog.Table, ep base.Epoch) ([]types.Row, error) {
 		return nil, err
 	}
 	if multisetColumn(t) != "" {
-		rows = expandMultiset(rows)
+		rows = olap.ExpandMultiset(rows)
 	}
 	return rows, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/stratadb/strata/sql/binder"
 	"github.com/stratadb/strata/sql/exec"
 	"github.com/stratadb/strata/sql/expr"
+	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/table/schema"
@@ -165,7 +166,7 @@ func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode
 	}
 	for _, n := range rels.seen {
 		if t, err := rels.cat.Table(n); err == nil && multisetColumn(t) != "" {
-			r.Rows[n] = expandMultiset(r.Rows[n])
+			r.Rows[n] = olap.ExpandMultiset(r.Rows[n])
 		}
 	}
 	return readScanner{db: rels.db, rows: r.Rows}, r.Version.Epochs, nil

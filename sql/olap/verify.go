@@ -144,7 +144,7 @@ func (e *Engine) VerifyIn(ctx context.Context, loc *time.Location, viewQuery str
 		// [multiset-inputs] Each stored row as often as its last column
 		// says.
 		fields = fields[:len(fields)-1]
-		want = expandMultiset(want)
+		want = ExpandMultiset(want)
 	}
 	if len(res.Columns) != len(fields) {
 		return d, sqlerr.New(sqlerr.DatatypeMismatch, "view %s has %d columns, its query gives %d", stored.Name, len(fields), len(res.Columns))
@@ -240,10 +240,19 @@ func viaFloat(v types.Datum) (types.Datum, error) {
 	return types.Cast(f, types.Numeric, types.CastContext{})
 }
 
-// expandMultiset returns the rows of a multiset view's stored rows: each
-// as many times as its last column (BIGINT) says, without that column.
-func expandMultiset(stored []types.Row) []types.Row {
-	var out []types.Row
+// ExpandMultiset turns the stored rows of a multiset view (each with its
+// multiplicity, a BIGINT, as its last column) into the view's rows: each
+// row as many times as its multiplicity, without that column. Rows with a
+// multiplicity below one (never stored: the view's aggregate deletes a
+// row whose count falls to zero) or NULL give nothing.
+func ExpandMultiset(stored []types.Row) []types.Row {
+	n := 0
+	for _, r := range stored {
+		if c := r[len(r)-1]; !c.IsNull() && c.Int64() > 0 {
+			n += int(c.Int64())
+		}
+	}
+	out := make([]types.Row, 0, n)
 	for _, r := range stored {
 		c := r[len(r)-1]
 		if c.IsNull() {
