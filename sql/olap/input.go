@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -304,54 +305,32 @@ func (e *Engine) loadFiles(ctx context.Context, tableName, name string, st *stor
 	if _, err := e.db.ExecContext(ctx, createSQL(dataSchema+"."+quoteIdent(name), cols)); err != nil {
 		return 0, nil, mapError(fmt.Errorf("table %s: %w", tableName, err))
 	}
-	var (
-		mu    sync.Mutex
-		total int64
-		errs  []error
-		wg    sync.WaitGroup
-	)
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, entry := range live {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			err := func() error {
-				kvs, err := st.ReadFile(entry.Bucket, entry.File, sc)
-				if err != nil {
-					return storeError(fmt.Errorf("table %s at snapshot %d: %w", tableName, sn.ID, err))
-				}
-				rows := make([]types.Row, len(kvs))
-				for i := range kvs {
-					rows[i] = kvs[i].Row
-				}
-				conn, err := e.db.Conn(ctx)
-				if err != nil {
-					return err
-				}
-				defer conn.Close()
-				if err := appendRows(ctx, conn, dataSchema, name, cols, rows); err != nil {
-					return mapError(fmt.Errorf("table %s: loading: %w", tableName, err))
-				}
-				mu.Lock()
-				total += int64(len(rows))
-				mu.Unlock()
-				return nil
-			}()
-			if err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	var total atomic.Int64
+	err = eachFile(ctx, live, func(entry manifest.Entry) error {
+		kvs, err := st.ReadFile(entry.Bucket, entry.File, sc)
+		if err != nil {
+			return storeError(fmt.Errorf("table %s at snapshot %d: %w", tableName, sn.ID, err))
+		}
+		rows := make([]types.Row, len(kvs))
+		for i := range kvs {
+			rows[i] = kvs[i].Row
+		}
+		conn, err := e.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if err := appendRows(ctx, conn, dataSchema, name, cols, rows); err != nil {
+			return mapError(fmt.Errorf("table %s: loading: %w", tableName, err))
+		}
+		total.Add(int64(len(rows)))
+		return nil
+	})
+	if err != nil {
 		e.dropTable(name)
 		return 0, nil, err
 	}
-	return total, cols, nil
+	return total.Load(), cols, nil
 }
 
 // readsParquetIn reports whether DuckDB may read files under dir
@@ -471,6 +450,16 @@ func parquetColumn(c duckColumn) string {
 // checkFiles reads every file of live and checks its size and checksum,
 // up to GOMAXPROCS files at once.
 func checkFiles(ctx context.Context, st *store.Store, live []manifest.Entry) error {
+	return eachFile(ctx, live, func(en manifest.Entry) error {
+		_, err := fileio.ReadChecked(st.FS, st.DataPath(en.Bucket, en.File.Name), en.File.Size, uint32(en.File.CRC))
+		return err
+	})
+}
+
+// eachFile calls fn for every file of live, up to GOMAXPROCS at once, and
+// returns ctx's error if it ended, else the errors of fn joined. It starts
+// no call after ctx ends.
+func eachFile(ctx context.Context, live []manifest.Entry, fn func(manifest.Entry) error) error {
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -486,7 +475,7 @@ func checkFiles(ctx context.Context, st *store.Store, live []manifest.Entry) err
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if _, err := fileio.ReadChecked(st.FS, st.DataPath(en.Bucket, en.File.Name), en.File.Size, uint32(en.File.CRC)); err != nil {
+			if err := fn(en); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
