@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
@@ -246,12 +249,42 @@ func (e *Engine) viewPlanIn(cat *catalog.Catalog, db, query string, loc *time.Lo
 	if st.Node.GetSelectStmt() == nil {
 		return nil, nil, sqlerr.New(sqlerr.SyntaxError, "a materialized view is defined by one SELECT")
 	}
+	if at, ok := groupingSetAt(st.Node.ProtoReflect()); ok {
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported,
+			"ROLLUP, CUBE and GROUPING SETS are not supported in a materialized view or sink (a one-shot SELECT runs them)").WithPosition(int(at) + 1)
+	}
 	rels := &relations{cat: cat, db: db}
 	p, err := binder.New(rels, query, &expr.Context{Loc: loc}).BindQuery(st.Node)
 	if err != nil {
 		return nil, nil, err
 	}
 	return p, rels.seen, nil
+}
+
+// groupingSetAt finds a ROLLUP, CUBE or GROUPING SETS in a parse tree and
+// returns its 0-based location. The binder runs them as a UNION ALL of
+// one aggregate per set, whose rows no key tells apart and whose grand
+// total row a streaming job would not retract correctly, so views and
+// sinks refuse them.
+func groupingSetAt(m protoreflect.Message) (int32, bool) {
+	if gs, ok := m.Interface().(*pg_query.GroupingSet); ok && gs.GetKind() != pg_query.GroupingSetKind_GROUPING_SET_EMPTY && gs.GetKind() != pg_query.GroupingSetKind_GROUPING_SET_SIMPLE {
+		return gs.GetLocation(), true
+	}
+	var at int32
+	found := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			l := v.List()
+			for i := 0; i < l.Len() && !found; i++ {
+				at, found = groupingSetAt(l.Get(i).Message())
+			}
+		case fd.Message() != nil && !fd.IsMap():
+			at, found = groupingSetAt(v.Message())
+		}
+		return !found
+	})
+	return at, found
 }
 
 // errNoKey marks a view plan without a unique key Strata can infer.
