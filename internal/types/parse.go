@@ -81,6 +81,16 @@ func syntaxErr(typeName, s string) error {
 
 // pgTypeName is the name Postgres's format_type_be gives a kind in error
 // messages ("cannot cast type boolean to date").
+// PGTypeName is PostgreSQL's name of type t as pg_typeof shows it, without
+// its modifiers: "integer", "numeric", "character varying", "timestamp
+// without time zone", "unknown" for an untyped literal or NULL.
+func PGTypeName(t Type) string {
+	if t.Kind == KindUnknown {
+		return "unknown"
+	}
+	return pgTypeName(t.Kind)
+}
+
 func pgTypeName(k Kind) string {
 	switch k {
 	case KindBool:

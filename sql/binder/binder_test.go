@@ -257,3 +257,28 @@ func TestValueFunctionNames(t *testing.T) {
 		t.Fatalf("columns\n got %s\nwant %s", g, want)
 	}
 }
+
+// pg_typeof names its argument's type as PostgreSQL does, whatever the
+// value, NULL included.
+func TestPgTypeofNamesTheArgumentType(t *testing.T) {
+	n, err := bind(t, "SELECT pg_typeof(1.5), pg_typeof(1), pg_typeof(10000000000), pg_typeof(NULL::date), pg_typeof('a'::varchar(3)), pg_typeof(now())")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, ok := n.(*plan.Project)
+	if !ok {
+		t.Fatalf("plan %T", n)
+	}
+	var got []string
+	for _, e := range p.Exprs {
+		c, ok := e.(*expr.Const)
+		if !ok {
+			t.Fatalf("pg_typeof bound to %T", e)
+		}
+		got = append(got, c.Value.Str())
+	}
+	want := "numeric|integer|bigint|date|character varying|timestamp with time zone"
+	if g := strings.Join(got, "|"); g != want {
+		t.Fatalf("got  %s\nwant %s", g, want)
+	}
+}

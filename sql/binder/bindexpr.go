@@ -628,6 +628,11 @@ func (b *Binder) bindFuncCall(fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, err
 	if err != nil {
 		return nil, err
 	}
+	if name == "pg_typeof" && len(args) == 1 {
+		// PostgreSQL's pg_typeof names its argument's type (a regtype,
+		// shown as text); the type is known here, whatever the value.
+		return &expr.Const{Value: types.NewText(types.PGTypeName(args[0].Type())), Typ: types.Text}, nil
+	}
 	return b.call(name, args, loc)
 }
 
