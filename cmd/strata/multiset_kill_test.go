@@ -5,10 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestMultisetViewSurvivesKill9 runs `strata start` as a child process
@@ -52,26 +49,7 @@ func TestMultisetViewSurvivesKill9(t *testing.T) {
 		}
 		return fmt.Sprintf("INSERT INTO bid VALUES (%d, %d, 'x'), (%d, %d, 'x')", i%5, i%3, i%5, i%3)
 	}
-	var acked atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := int64(1); ; i++ {
-			if _, err := conn.Exec(ctx, write(i)); err != nil {
-				return // the server was killed
-			}
-			acked.Store(i)
-		}
-	}()
-	for acked.Load() < 60 {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.cmd.Wait()
-	<-done
-	last := acked.Load()
+	last := writeUntilKilled(ctx, t, c, conn, 60, write)
 
 	c2 := startChild(t, dir, wire, httpAddr)
 	conn2 := c2.connect(t)

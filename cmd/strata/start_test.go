@@ -60,6 +60,34 @@ func startChild(t *testing.T, dir, wire, httpAddr string) *child {
 	return c
 }
 
+// writeUntilKilled runs stmt(1), stmt(2), ... on conn, one after another,
+// kills child c with SIGKILL once after statements are acknowledged, and
+// returns the number of the last acknowledged one (the one in flight at the
+// kill may or may not have been applied).
+func writeUntilKilled(ctx context.Context, t *testing.T, c *child, conn *pgx.Conn, after int64, stmt func(int64) string) int64 {
+	t.Helper()
+	var acked atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := int64(1); ; i++ {
+			if _, err := conn.Exec(ctx, stmt(i)); err != nil {
+				return // the server was killed
+			}
+			acked.Store(i)
+		}
+	}()
+	for acked.Load() < after {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.cmd.Wait()
+	<-done
+	return acked.Load()
+}
+
 func (c *child) connect(t *testing.T) *pgx.Conn {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -129,30 +157,12 @@ func TestStartSurvivesKill9(t *testing.T) {
 	reader := c.connect(t)
 	readerErr := make(chan error, 1)
 	go func() { readerErr <- checkAll(reader, nil) }()
-	var acked atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for i := int64(1); ; i++ {
-			q := fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, %d)", i, i%7, i*3)
-			if i%5 == 0 {
-				q = fmt.Sprintf("UPDATE orders SET amount = amount + 1 WHERE id = %d", i-1)
-			}
-			if _, err := conn.Exec(ctx, q); err != nil {
-				return // the server was killed
-			}
-			acked.Store(i)
+	last := writeUntilKilled(ctx, t, c, conn, 40, func(i int64) string {
+		if i%5 == 0 {
+			return fmt.Sprintf("UPDATE orders SET amount = amount + 1 WHERE id = %d", i-1)
 		}
-	}()
-	for acked.Load() < 40 {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.cmd.Wait()
-	<-done
-	last := acked.Load()
+		return fmt.Sprintf("INSERT INTO orders VALUES (%d, %d, %d)", i, i%7, i*3)
+	})
 	if err := <-readerErr; err != nil && strings.Contains(err.Error(), "mixed epochs") {
 		t.Fatal(err)
 	}
