@@ -17,6 +17,7 @@ type control struct {
 		sync.Mutex
 		trigger     base.CheckpointID // guarded by mu; 0: none
 		triggerMode message.Mode      // guarded by mu
+		triggerCut  base.Epoch        // guarded by mu: see barrierCut
 		abort       base.CheckpointID // guarded by mu: newest aborted
 		complete    base.CheckpointID // guarded by mu: newest completed
 		timeout     base.CheckpointID // guarded by mu: newest past its alignment timeout
@@ -33,9 +34,11 @@ func (c *control) signal() {
 	}
 }
 
-func (c *control) sendTrigger(id base.CheckpointID, m message.Mode) {
+// sendTrigger triggers checkpoint id in mode m; a running source emits its
+// barrier once it has emitted epoch barrier cut (base.NoEpoch: at once).
+func (c *control) sendTrigger(id base.CheckpointID, m message.Mode, cut base.Epoch) {
 	c.mu.Lock()
-	c.mu.trigger, c.mu.triggerMode = id, m
+	c.mu.trigger, c.mu.triggerMode, c.mu.triggerCut = id, m, cut
 	c.mu.Unlock()
 	c.signal()
 }
@@ -71,6 +74,7 @@ func (c *control) sendExit() {
 type controlView struct {
 	trigger     base.CheckpointID
 	triggerMode message.Mode
+	triggerCut  base.Epoch
 	abort       base.CheckpointID
 	complete    base.CheckpointID
 	timeout     base.CheckpointID
@@ -81,7 +85,7 @@ type controlView struct {
 func (c *control) take() controlView {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	v := controlView{trigger: c.mu.trigger, triggerMode: c.mu.triggerMode, abort: c.mu.abort, complete: c.mu.complete, timeout: c.mu.timeout, exit: c.mu.exit}
+	v := controlView{trigger: c.mu.trigger, triggerMode: c.mu.triggerMode, triggerCut: c.mu.triggerCut, abort: c.mu.abort, complete: c.mu.complete, timeout: c.mu.timeout, exit: c.mu.exit}
 	c.mu.trigger = 0
 	return v
 }

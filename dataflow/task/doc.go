@@ -48,6 +48,18 @@
 // never recycled: other chunks may share their slices. A chunk in the pool
 // belongs to nobody; the exchange overwrites every element it reuses.
 //
+// Invariant (barrier-cut): under the aligned policy every source emits
+// checkpoint barrier C between the same two epoch barriers. The job gives
+// each trigger a cut, the newest epoch barrier any source has emitted;
+// a source emits C once it has emitted the cut's barrier and before any
+// later epoch barrier (barrierCut). Without it a source ahead of another
+// by an epoch would leave C after epoch barrier E while the other leaves
+// it before, and an operator reading both would find one input blocked by
+// E and the other by C, which no aligned checkpoint can resolve. The
+// unaligned and timeout policies emit at once instead: a crossing there
+// turns the checkpoint unaligned (barrier.Handler), which a checkpoint
+// waiting for the slowest source would not let it do.
+//
 // # The job loop
 //
 // An attempt builds queues and subtasks, restores them from the latest

@@ -83,6 +83,9 @@ type attempt struct {
 	tasks    []*subtask
 	queues   []*queue.Queue
 	restored *checkpoint.Metadata
+	// cut, under the aligned policy, keeps checkpoint barriers between
+	// the same epoch barriers on every source (nil otherwise).
+	cut *barrierCut
 }
 
 func (a *attempt) files() state.SnapshotFiles {
@@ -94,6 +97,9 @@ func (a *attempt) files() state.SnapshotFiles {
 
 func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 	a := &attempt{job: job, opts: opts, cancel: make(chan struct{})}
+	if opts.Policy == barrier.PolicyAligned {
+		a.cut = newBarrierCut()
+	}
 	if opts.Storage != nil {
 		if err := opts.Storage.Cleanup(); err != nil {
 			return fmt.Errorf("job %s: checkpoint cleanup: %w", job.Name, err)
@@ -360,13 +366,20 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 				if finishedTasks == len(a.tasks) {
 					finalID = act.ID
 				}
-				for _, t := range a.tasks {
-					// Running sources inject the barrier; finished
-					// subtasks, which no barrier can reach, snapshot
-					// directly.
-					if t.src != nil || finished[t.task] {
-						t.ctrl.sendTrigger(act.ID, opts.Policy.BarrierMode())
+				send := func(cut base.Epoch) {
+					for _, t := range a.tasks {
+						// Running sources inject the barrier; finished
+						// subtasks, which no barrier can reach, snapshot
+						// directly.
+						if t.src != nil || finished[t.task] {
+							t.ctrl.sendTrigger(act.ID, opts.Policy.BarrierMode(), cut)
+						}
 					}
+				}
+				if a.cut != nil {
+					a.cut.triggerAll(send)
+				} else {
+					send(base.NoEpoch)
 				}
 				if opts.Policy == barrier.PolicyAlignedTimeout {
 					id := act.ID
@@ -468,7 +481,7 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 				}
 				if id, ok := core.Pending(); ok && !core.Acked(r.task) {
 					// It ended before the checkpoint's barriers reached it.
-					a.tasks[r.task].ctrl.sendTrigger(id, opts.Policy.BarrierMode())
+					a.tasks[r.task].ctrl.sendTrigger(id, opts.Policy.BarrierMode(), base.NoEpoch)
 				}
 				if finishedTasks == len(a.tasks) {
 					acts = core.TriggerNow(time.Now())

@@ -92,6 +92,10 @@ type subtask struct {
 	// (an aligned barrier goes in band and must not block the source).
 	trig     base.CheckpointID
 	trigMode message.Mode
+	// trigCut is the epoch barrier a source emits before trig (see
+	// barrierCut); lastEpoch is the last epoch barrier it emitted.
+	trigCut   base.Epoch
+	lastEpoch base.Epoch
 
 	timer   *time.Timer
 	timerC  <-chan time.Time
@@ -562,7 +566,7 @@ func (t *subtask) pollControl() error {
 				return err
 			}
 		} else {
-			t.trig, t.trigMode = c.trigger, c.triggerMode
+			t.trig, t.trigMode, t.trigCut = c.trigger, c.triggerMode, c.triggerCut
 		}
 	}
 	if c.timeout > t.lastTo {
@@ -571,7 +575,7 @@ func (t *subtask) pollControl() error {
 			return err
 		}
 	}
-	if t.trig != 0 && (t.trigMode == message.Unaligned || t.out.available()) {
+	if t.trig != 0 && t.lastEpoch >= t.trigCut && (t.trigMode == message.Unaligned || t.out.available()) {
 		id, mode := t.trig, t.trigMode
 		t.trig = 0
 		if err := t.trigger(id, mode); err != nil {
@@ -640,6 +644,28 @@ func (t *subtask) trigger(id base.CheckpointID, mode message.Mode) error {
 	}
 }
 
+// beforeEpoch runs before a source emits epoch barrier e: under the aligned
+// policy it records e for the job's cuts, then emits a pending checkpoint
+// barrier whose cut lies before e, so that it stays between the same epoch
+// barriers as on every other source (barrierCut).
+func (t *subtask) beforeEpoch(e base.Epoch) error {
+	if t.a.cut != nil {
+		t.a.cut.emitted(t.task, e)
+		if err := t.pollControl(); err != nil {
+			return err
+		}
+		if t.trig != 0 && t.trigCut < e {
+			id, mode := t.trig, t.trigMode
+			t.trig = 0
+			if err := t.trigger(id, mode); err != nil {
+				return err
+			}
+		}
+	}
+	t.lastEpoch = e
+	return nil
+}
+
 func (t *subtask) runSource() error {
 	for !t.finished && !t.exit {
 		if err := t.pollControl(); err != nil {
@@ -664,6 +690,9 @@ func (t *subtask) runSource() error {
 			}
 		}
 		if it.Epoch != base.NoEpoch {
+			if err := t.beforeEpoch(it.Epoch); err != nil {
+				return err
+			}
 			if err := t.out.emitAll(message.EpochBarrier(it.Epoch)); err != nil {
 				return err
 			}
