@@ -23,9 +23,16 @@
 //     file when a newer snapshot appeared meanwhile: an expiration may have
 //     removed what the attempt read).
 //
+// The manifests and lists of step 4 are staged (fileio.Stage: written and
+// fsynced, their names not yet durable) and their directory is synced once
+// just before the snapshot is published ([manifests-before-snapshot]), so a
+// commit costs one directory fsync for all of them instead of one each; the
+// LATEST hint after it is written without fsync (a hint that readers check).
+//
 // After the last message it advances the committed-epoch marker to the
-// highest epoch among the messages, also when no message changed the table
-// (snapshot package doc).
+// highest epoch among the messages when that epoch changed nothing (the
+// snapshot package doc); when it has a snapshot, that snapshot's epoch
+// already makes the committed epoch reach it, and the marker is left alone.
 //
 // # Invariants
 //
@@ -33,6 +40,8 @@
 //   - [one-snapshot-per-epoch] an APPEND message makes exactly one
 //     snapshot, whose epoch is the message's epoch; an empty message makes
 //     none.
+//   - [manifests-before-snapshot] every manifest and list a snapshot names
+//     is durable, content and name, before the snapshot is published.
 //   - [commit-never-swallows] every error is returned; files written by a
 //     failed attempt are orphans, never referenced, removed by orphan
 //     cleanup.

@@ -21,12 +21,21 @@
 //     put-if-absent on object storage). On local disk it is a temporary file,
 //     fsync, then link(2) to the final name, which fails if the name exists.
 //
+// A Stager (Local, Faulty) adds cheaper writes for a commit that creates
+// several files: Stage is PutIfAbsent without the directory fsync, SyncDir
+// makes the staged names durable in one step before the file that names
+// them is published, and WriteHint replaces a hint atomically without
+// fsync. On an FS without one the package functions of the same names fall
+// back to PutIfAbsent, nothing and WriteFile.
+//
 // # Invariants
 //
 //   - [no-torn-write] After a crash at any instant, every path holds either
 //     nothing, its complete old content or its complete new content; stray
 //     temporary files (names starting with "." and ending in ".tmp") may be
 //     left behind and are removed by orphan cleanup.
+//     A hint written with WriteHint may be lost or unreadable after a
+//     crash; its readers check it and fall back.
 //   - [checked-read] Every reader of a table store file checks it: JSON
 //     files carry a CRC32C of their body (EncodeJSON/DecodeJSON); binary
 //     files are checked against the size and CRC32C their referrer recorded

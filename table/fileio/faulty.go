@@ -10,7 +10,9 @@ import (
 var ErrInjected = errors.New("fileio: injected failure")
 
 // Faulty wraps an FS and fails mutating operations on request: after
-// FailAfter(n), the n-th following WriteFile, PutIfAbsent or Delete
+// FailAfter(n), the n-th following WriteFile, PutIfAbsent, Delete, or
+// Stager operation (Stage, SyncDir, WriteHint; Faulty is a Stager over any
+// inner FS, through the package's fallbacks)
 // (counting from 1) fails with ErrInjected without touching the inner FS,
 // and so does every later mutating operation until Reset, as if the process
 // had died there (pebble's vfs/errorfs). Reads always pass through.
@@ -84,6 +86,30 @@ func (f *Faulty) Delete(p string) error {
 		return err
 	}
 	return f.inner.Delete(p)
+}
+
+// Stage implements Stager.
+func (f *Faulty) Stage(p string, data []byte) error {
+	if err := f.check("stage", p); err != nil {
+		return err
+	}
+	return Stage(f.inner, p, data)
+}
+
+// SyncDir implements Stager.
+func (f *Faulty) SyncDir(dir string) error {
+	if err := f.check("sync", dir); err != nil {
+		return err
+	}
+	return SyncDir(f.inner, dir)
+}
+
+// WriteHint implements Stager.
+func (f *Faulty) WriteHint(p string, data []byte) error {
+	if err := f.check("hint", p); err != nil {
+		return err
+	}
+	return WriteHint(f.inner, p, data)
 }
 
 // List implements FS.

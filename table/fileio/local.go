@@ -43,6 +43,12 @@ func (l *Local) ReadFile(p string) ([]byte, error) {
 
 // writeTemp writes data to a fresh temporary file beside p and fsyncs it.
 func (l *Local) writeTemp(p string, data []byte) (string, error) {
+	return l.writeTempSync(p, data, true)
+}
+
+// writeTempSync writes data to a fresh temporary file beside p, fsynced
+// when sync is set.
+func (l *Local) writeTempSync(p string, data []byte, sync bool) (string, error) {
 	final := l.abs(p)
 	dir := filepath.Dir(final)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -54,7 +60,7 @@ func (l *Local) writeTemp(p string, data []byte) (string, error) {
 		return "", fmt.Errorf("file %s: %w", p, err)
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -90,8 +96,18 @@ func (l *Local) WriteFile(p string, data []byte) error {
 }
 
 // PutIfAbsent implements FS: temporary file, fsync, link(2) to the final
-// name (which fails if it exists), then removal of the temporary name.
+// name (which fails if it exists), then removal of the temporary name and
+// an fsync of the directory.
 func (l *Local) PutIfAbsent(p string, data []byte) error {
+	if err := l.Stage(p, data); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(l.abs(p)))
+	return nil
+}
+
+// Stage implements Stager: PutIfAbsent without the directory's fsync.
+func (l *Local) Stage(p string, data []byte) error {
 	tmp, err := l.writeTemp(p, data)
 	if err != nil {
 		return err
@@ -103,7 +119,39 @@ func (l *Local) PutIfAbsent(p string, data []byte) error {
 		}
 		return fmt.Errorf("file %s: %w", p, err)
 	}
-	syncDir(filepath.Dir(l.abs(p)))
+	return nil
+}
+
+// SyncDir implements Stager. A missing directory has nothing to sync.
+func (l *Local) SyncDir(dir string) error {
+	d, err := os.Open(l.abs(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("dir %s: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("dir %s: sync: %w", dir, err)
+	}
+	return nil
+}
+
+// WriteHint implements Stager: a temporary file renamed over path, with
+// no fsync.
+func (l *Local) WriteHint(p string, data []byte) error {
+	tmp, err := l.writeTempSync(p, data, false)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, l.abs(p)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("file %s: %w", p, err)
+	}
 	return nil
 }
 

@@ -43,6 +43,9 @@ func RollbackToTag(st *store.Store, name, user string) (base.SnapshotID, error) 
 		TimeMillis: st.Now().UnixMilli(), TotalRecordCount: tag.TotalRecordCount,
 		DeltaRecordCount: tag.TotalRecordCount - latest.TotalRecordCount, Epoch: latest.Epoch,
 	}
+	if err := st.Manifests.Sync(); err != nil {
+		return 0, err
+	}
 	if err := st.Snapshots.Publish(sn); err != nil {
 		return 0, err
 	}

@@ -147,8 +147,19 @@ func (m *IO) remember(name string, es []Entry) {
 // Path returns the path of a manifest file or list by name.
 func (m *IO) Path(name string) string { return m.table + "/" + Dir + "/" + name }
 
+// Sync makes the names of the manifests and lists written so far durable
+// (fileio.SyncDir of the manifest directory): one directory fsync for all
+// the files of a commit instead of one each ([manifests-before-snapshot]).
+func (m *IO) Sync() error {
+	if err := fileio.SyncDir(m.fs, m.table+"/"+Dir); err != nil {
+		return fmt.Errorf("table %s: manifests: %w", m.table, err)
+	}
+	return nil
+}
+
 // WriteManifest writes entries to a new manifest file and returns its
-// metadata.
+// metadata. The file's name is durable only after Sync, which a commit
+// calls before it publishes a snapshot naming the file.
 func (m *IO) WriteManifest(entries []Entry, schemaID int64) (FileMeta, error) {
 	items := make([]avroEntry, len(entries))
 	meta := FileMeta{Name: NewName("manifest", ""), SchemaID: schemaID}
@@ -164,7 +175,7 @@ func (m *IO) WriteManifest(entries []Entry, schemaID int64) (FileMeta, error) {
 	if err != nil {
 		return meta, fmt.Errorf("table %s: encode manifest: %w", m.table, err)
 	}
-	if err := m.fs.PutIfAbsent(m.Path(meta.Name), b); err != nil {
+	if err := fileio.Stage(m.fs, m.Path(meta.Name), b); err != nil {
 		return meta, fmt.Errorf("table %s: %w", m.table, err)
 	}
 	meta.Size, meta.CRC = int64(len(b)), int64(fileio.Checksum(b))
@@ -198,14 +209,14 @@ func (m *IO) ReadManifest(meta FileMeta) ([]Entry, error) {
 }
 
 // WriteList writes a manifest list naming metas and returns a reference to
-// it.
+// it; like WriteManifest, its name is durable after Sync.
 func (m *IO) WriteList(metas []FileMeta) (FileRef, error) {
 	b, err := encodeOCF(fileMetaSchema, metas)
 	if err != nil {
 		return FileRef{}, fmt.Errorf("table %s: encode manifest list: %w", m.table, err)
 	}
 	ref := FileRef{Name: NewName("manifest-list", ""), Size: int64(len(b)), CRC: int64(fileio.Checksum(b))}
-	if err := m.fs.PutIfAbsent(m.Path(ref.Name), b); err != nil {
+	if err := fileio.Stage(m.fs, m.Path(ref.Name), b); err != nil {
 		return FileRef{}, fmt.Errorf("table %s: %w", m.table, err)
 	}
 	return ref, nil

@@ -173,8 +173,12 @@ func (m *Manager) EarliestID() (base.SnapshotID, error) {
 	return ids[0], nil
 }
 
-// SetLatestHint records id in LATEST (best effort by callers).
-func (m *Manager) SetLatestHint(id base.SnapshotID) error { return m.writeHint(LatestHint, id) }
+// SetLatestHint records id in LATEST (best effort by callers). The write
+// is atomic but not durable (fileio.WriteHint): LatestID checks the hint
+// and probes forward from it, or lists the directory without one.
+func (m *Manager) SetLatestHint(id base.SnapshotID) error {
+	return fileio.WriteHint(m.fs, m.table+"/"+Dir+"/"+LatestHint, []byte(id.String()))
+}
 
 // EarliestFence returns the EARLIEST hint, 0 if absent. Expiration raises
 // it before it deletes any snapshot (see Consumer).

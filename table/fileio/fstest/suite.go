@@ -74,4 +74,31 @@ func Run(t *testing.T, f fileio.FS) {
 	if b, err := f.ReadFile("big/x"); err != nil || fileio.Checksum(b) != fileio.Checksum(big) {
 		t.Fatalf("big file: %v", err)
 	}
+	// Staged files, through the Stager or its fallbacks.
+	if err := fileio.Stage(f, "s/one", []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := fileio.Stage(f, "s/one", []byte("2")); !errors.Is(err, fileio.ErrExist) {
+		t.Fatalf("Stage on existing: %v", err)
+	}
+	if err := fileio.SyncDir(f, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fileio.SyncDir(f, "nowhere"); err != nil {
+		t.Fatalf("SyncDir of a missing dir: %v", err)
+	}
+	if b, _ := f.ReadFile("s/one"); string(b) != "1" {
+		t.Fatalf("staged file holds %q, want 1", b)
+	}
+	for _, v := range []string{"7", "12"} {
+		if err := fileio.WriteHint(f, "s/HINT", []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := f.ReadFile("s/HINT"); string(b) != v {
+			t.Fatalf("hint holds %q, want %s", b, v)
+		}
+	}
+	if ls, _ := f.List("s"); len(ls) != 2 {
+		t.Fatalf("List(s) = %v, want HINT and one (no temporary files left)", ls)
+	}
 }
