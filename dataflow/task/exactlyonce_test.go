@@ -37,7 +37,7 @@ func sumJob(g testkit.GeneratorConfig, store *testkit.Store, in *testkit.Injecto
 	}
 }
 
-func runSum(t *testing.T, g testkit.GeneratorConfig, policy barrier.Policy, backend task.StateBackend, in *testkit.Injector) (*testkit.Store, []task.Event) {
+func runSum(t *testing.T, g testkit.GeneratorConfig, policy barrier.Policy, backend task.StateBackend, in *testkit.Injector, mod ...func(*task.Options)) (*testkit.Store, []task.Event) {
 	t.Helper()
 	store := testkit.NewStore()
 	var events []task.Event
@@ -56,6 +56,9 @@ func runSum(t *testing.T, g testkit.GeneratorConfig, policy barrier.Policy, back
 				in.CheckpointCompleted()
 			}
 		},
+	}
+	for _, m := range mod {
+		m(&opts)
 	}
 	// While failures are to come the sources run slowly, so that the
 	// failures hit the middle of the data, and wait at their end; then
@@ -176,4 +179,25 @@ func checkRun(t *testing.T, p barrier.Policy, in *testkit.Injector, events []tas
 	}
 	t.Logf("%s: %d failures, %d restarts from a checkpoint, %d checkpoints completed, %d aborted, %d bytes of channel state",
 		p, in.Failed(), restored, completed, count(events, task.CheckpointAborted), chBytes)
+}
+
+// TestExactlyOnceWithEpochTriggeredCheckpoints runs the same job with its
+// checkpoints triggered by the sources' epoch barriers
+// (Options.CheckpointOnEpoch, as the engine runs its jobs), under the
+// timeout policy, with injected panics: the committed output equals the
+// failure-free run's.
+func TestExactlyOnceWithEpochTriggeredCheckpoints(t *testing.T) {
+	g := testkit.GeneratorConfig{Rows: 100000, RowsPerEpoch: 2000, ChunkSize: 100, Keys: 97}
+	ref := reference(t, g)
+	in := testkit.NewInjector(77, 26, 10, 4*time.Millisecond, 12*time.Millisecond)
+	got, events := runSum(t, g, barrier.PolicyAlignedTimeout, task.HeapBackend{}, in, func(o *task.Options) {
+		// Epochs come about every 20 ms while failures are pending (a
+		// chunk of 100 rows a millisecond): the epochs trigger, not the
+		// clock's fallback after 30 ms.
+		o.CheckpointOnEpoch, o.CheckpointInterval = true, 20*time.Millisecond
+	})
+	checkRun(t, barrier.PolicyAlignedTimeout, in, events)
+	if got.Dump() != ref.Dump() {
+		t.Fatalf("committed output differs from the failure-free run (%d vs %d epochs)", got.Epochs(), ref.Epochs())
+	}
 }

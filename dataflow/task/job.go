@@ -86,6 +86,10 @@ type attempt struct {
 	// cut, under the aligned policy, keeps checkpoint barriers between
 	// the same epoch barriers on every source (nil otherwise).
 	cut *barrierCut
+	// epochs signals the job loop that a source emitted an epoch barrier
+	// (Options.CheckpointOnEpoch; nil otherwise, and a nil channel never
+	// fires in the loop's select).
+	epochs chan struct{}
 }
 
 func (a *attempt) files() state.SnapshotFiles {
@@ -99,6 +103,9 @@ func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 	a := &attempt{job: job, opts: opts, cancel: make(chan struct{})}
 	if opts.Policy == barrier.PolicyAligned {
 		a.cut = newBarrierCut()
+	}
+	if opts.CheckpointOnEpoch && opts.CheckpointInterval > 0 {
+		a.epochs = make(chan struct{}, 1)
 	}
 	if opts.Storage != nil {
 		if err := opts.Storage.Cleanup(); err != nil {
@@ -330,6 +337,7 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 		core = coordinator.New(coordinator.Config{
 			Interval: opts.CheckpointInterval, Timeout: opts.CheckpointTimeout,
 			TolerableFailures: opts.TolerableFailures, Tasks: len(a.tasks),
+			OnEpoch: opts.CheckpointOnEpoch,
 		}, after, time.Now())
 		period := min(opts.CheckpointInterval, opts.CheckpointTimeout) / 4
 		ticker := time.NewTicker(max(period, time.Millisecond))
@@ -452,6 +460,10 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 			}
 			if running--; running == 0 {
 				return nil
+			}
+		case <-a.epochs:
+			if err := exec(core.OnEpoch(time.Now())); err != nil {
+				return err
 			}
 		case now := <-tick:
 			acts := core.Tick(now)

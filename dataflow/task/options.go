@@ -63,6 +63,11 @@ type Options struct {
 	// CheckpointInterval is checkpoint_interval; 0 turns checkpoints off
 	// (and with them recovery and commits of two-phase sinks).
 	CheckpointInterval time.Duration
+	// CheckpointOnEpoch triggers checkpoints when a source emits an epoch
+	// barrier, about every CheckpointInterval, instead of on a clock
+	// (coordinator.Config.OnEpoch, invariant epoch-triggered), so that a
+	// sink's commit of an epoch does not wait for the clock's next tick.
+	CheckpointOnEpoch bool
 	// CheckpointTimeout aborts a checkpoint that runs longer (default 1 min).
 	CheckpointTimeout time.Duration
 	// AlignmentTimeout is aligned_checkpoint_timeout for

@@ -696,6 +696,12 @@ func (t *subtask) runSource() error {
 			if err := t.out.emitAll(message.EpochBarrier(it.Epoch)); err != nil {
 				return err
 			}
+			if t.a.epochs != nil {
+				select {
+				case t.a.epochs <- struct{}{}:
+				default:
+				}
+			}
 		}
 		if it.Done {
 			if err := t.out.emitAll(message.EndOfStream()); err != nil {

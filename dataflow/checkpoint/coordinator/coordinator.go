@@ -19,6 +19,11 @@ type Config struct {
 	TolerableFailures int
 	// Tasks is the number of subtasks that acknowledge every checkpoint.
 	Tasks int
+	// OnEpoch makes the job's epoch barriers trigger its checkpoints
+	// (invariant epoch-triggered): OnEpoch triggers one when three
+	// quarters of Interval have passed since the last trigger, and Tick
+	// only when one and a half have (for a job whose epochs stall).
+	OnEpoch bool
 }
 
 // ActionKind says what the driver must do.
@@ -127,6 +132,12 @@ func (c *Core) Tick(now time.Time) []Action {
 		}
 		return nil
 	}
+	if c.cfg.OnEpoch {
+		if now.Sub(c.lastTrigger) < c.cfg.Interval+c.cfg.Interval/2 {
+			return nil
+		}
+		return c.TriggerNow(now)
+	}
 	due := c.lastTrigger.Add(c.cfg.Interval)
 	if now.Before(due) {
 		return nil
@@ -140,6 +151,19 @@ func (c *Core) Tick(now time.Time) []Action {
 		c.lastTrigger = due
 	}
 	return acts
+}
+
+// OnEpoch tells the core that a source emitted an epoch barrier at now:
+// under Config.OnEpoch it triggers a checkpoint, which the sources emit
+// right behind that barrier, when none is in flight and three quarters of
+// Interval have passed since the last trigger (so that epochs arriving a
+// little early against the interval do not skip a checkpoint). Without
+// Config.OnEpoch it does nothing.
+func (c *Core) OnEpoch(now time.Time) []Action {
+	if !c.cfg.OnEpoch || now.Sub(c.lastTrigger) < c.cfg.Interval-c.cfg.Interval/4 {
+		return nil
+	}
+	return c.TriggerNow(now)
 }
 
 // TriggerNow triggers a checkpoint at once unless one is in flight (the

@@ -15,8 +15,9 @@ import (
 
 // TestScripts runs the stories under testdata/:
 //
-//	init tasks=<n> interval=<ms> timeout=<ms> tolerable=<n> [after=<id>]
+//	init tasks=<n> interval=<ms> timeout=<ms> tolerable=<n> [after=<id>] [on-epoch]
 //	tick t=<ms>                    time is now t ms after init
+//	epoch t=<ms>                   a source emitted an epoch barrier at t
 //	ack cp=<id> task=<i>
 //	decline cp=<id> task=<i>
 //	persisted cp=<id> [fail]
@@ -41,10 +42,13 @@ func TestScripts(t *testing.T) {
 			var acts []Action
 			switch d.Cmd {
 			case "init":
-				c = New(Config{Tasks: num("tasks"), Interval: ms("interval"), Timeout: ms("timeout"), TolerableFailures: num("tolerable")},
+				c = New(Config{Tasks: num("tasks"), Interval: ms("interval"), Timeout: ms("timeout"), TolerableFailures: num("tolerable"),
+					OnEpoch: d.HasArg("on-epoch")},
 					base.CheckpointID(num("after")), t0)
 			case "tick":
 				acts = c.Tick(t0.Add(ms("t")))
+			case "epoch":
+				acts = c.OnEpoch(t0.Add(ms("t")))
 			case "ack":
 				acts = c.Ack(base.CheckpointID(num("cp")), num("task"), fmt.Sprintf("f%d", num("task")))
 			case "decline":

@@ -22,6 +22,14 @@
 //     included, starting after the restored checkpoint's id;
 //   - tolerable-failures: more than TolerableFailures consecutive failed
 //     checkpoints give FailJob; a completed checkpoint resets the count;
+//   - epoch-triggered (Config.OnEpoch): a checkpoint starts when a source
+//     emits an epoch barrier, not on a clock of its own, so that its
+//     barrier follows the epoch barrier at once. A sink commits epoch E on
+//     the first checkpoint completed after barrier E (DESIGN.md); with
+//     triggers on a clock unrelated to the epochs, E waits half an
+//     interval on average for that checkpoint to start, at every level of
+//     a topology of views. The clock still triggers after one and a half
+//     intervals without an epoch.
 //   - restored-checkpoint-soon: a job restored from a checkpoint triggers
 //     its first checkpoint a tenth of Interval after it starts, not a
 //     whole Interval. What it produces until then replays what it
