@@ -100,3 +100,51 @@ func TestEpochsInOrderWithoutGapsAndRestore(t *testing.T) {
 		t.Fatalf("after restore:\n got %s\nwant %s", got, strings.Join(rest, " | "))
 	}
 }
+
+// TestWakesOnCommit: a caught-up source returns an empty Item without
+// sleeping, and its Wake channel closes at the next commit through the
+// table handle; while the source has work pending, Wake is closed already.
+func TestWakesOnCommit(t *testing.T) {
+	tb := newTable(t)
+	cfg := Config{Table: tb, Name: "t", Types: []types.Type{types.Int64, types.Int64}}
+	ctx := &operator.Context{Vertex: "src", Parallelism: 1, State: state.NewStore(heap.New(), state.RangeOf(0, 1, 128), 128)}
+	s := New(cfg)
+	if err := s.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(t, s, 6); strings.Join(got, " | ") != "+I (1, 10); +I (2, 20) | epoch 1 | epoch 2 | -U (1, 10); +U (1, 11) | epoch 3 | epoch 4" {
+		t.Fatalf("first epochs: %q", got)
+	}
+	it, err := s.Next()
+	if err != nil || it.Chunk != nil || it.Epoch != base.NoEpoch || it.Done {
+		t.Fatalf("caught up: %+v, %v; want an empty item", it, err)
+	}
+	wake := s.Wake()
+	select {
+	case <-wake:
+		t.Fatal("wake closed before any commit")
+	default:
+	}
+	w, err := tb.NewWriter("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(5, types.Insert, row(3, 30)); err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := w.PrepareCommit(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb.Commit(msgs); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-wake:
+	default:
+		t.Fatal("wake still open after a commit")
+	}
+	if got := drain(t, s, 2); strings.Join(got, " | ") != "+I (3, 30) | epoch 5" {
+		t.Fatalf("after the commit: %q", got)
+	}
+}

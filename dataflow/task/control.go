@@ -81,6 +81,13 @@ type controlView struct {
 	exit        bool
 }
 
+// pendingTrigger returns the trigger not yet taken (0: none).
+func (c *control) pendingTrigger() base.CheckpointID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mu.trigger
+}
+
 // take returns the current control and clears the trigger.
 func (c *control) take() controlView {
 	c.mu.Lock()

@@ -2,6 +2,7 @@ package task
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"github.com/stratadb/strata/internal/base"
 )
@@ -12,36 +13,35 @@ import (
 // by checkpoint C and another by an epoch barrier: under the aligned policy
 // neither could give way and the checkpoint would be declined.
 //
-// Each source records the epoch barrier it emits last, under mu; the job
-// loop, under mu too, gives each trigger the cut: the newest epoch any
-// source has emitted. A source emits checkpoint C once it has emitted the
-// cut's barrier, and always before any epoch barrier after the cut. Since
-// a source records an epoch before it looks for a trigger and the job
-// computes the cut and sends the trigger in one critical section, a source
-// about to pass the cut has either recorded its epoch first (and the cut
-// includes it) or sees the trigger before it emits the barrier.
+// The job gives each trigger a cut: the newest epoch barrier any source has
+// taken from its source (last). A source emits checkpoint C once it has
+// emitted the cut's barrier, and calls its source's Next only when no such
+// checkpoint is waiting, so no epoch barrier after the cut precedes C.
+//
+// The cut must be exact: a source must not be inside Next, about to return
+// the epoch after the cut, while the job computes it, for that source's
+// state would already be past the barrier C has to precede (a snapshot
+// taken then, restored, would never emit that barrier again). So sources
+// call Next under mu's read lock and record epochs there, and the job
+// computes the cut and sends the triggers under its write lock; a source
+// that finds a trigger it has not taken yet does not call Next.
 type barrierCut struct {
-	mu   sync.Mutex
-	last map[int]base.Epoch // guarded by mu: task index -> last epoch barrier emitted
+	mu   sync.RWMutex
+	last []atomic.Uint64 // task index -> last epoch barrier taken from the source
 }
 
-func newBarrierCut() *barrierCut { return &barrierCut{last: map[int]base.Epoch{}} }
-
-// emitted records that source subtask task is about to emit epoch barrier e.
-func (c *barrierCut) emitted(task int, e base.Epoch) {
-	c.mu.Lock()
-	c.last[task] = e
-	c.mu.Unlock()
+func newBarrierCut(tasks int) *barrierCut {
+	return &barrierCut{last: make([]atomic.Uint64, tasks)}
 }
 
-// triggerAll sends trigger id in mode to the subtasks send selects, with
-// the cut computed in the same critical section as the sends.
+// triggerAll calls send with the cut, computed in the same critical
+// section as the sends, with no source inside Next.
 func (c *barrierCut) triggerAll(send func(cut base.Epoch)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	cut := base.NoEpoch
-	for _, e := range c.last {
-		cut = max(cut, e)
+	for i := range c.last {
+		cut = max(cut, base.Epoch(c.last[i].Load()))
 	}
 	send(cut)
 }

@@ -50,9 +50,11 @@
 //
 // Invariant (barrier-cut): under the aligned policy every source emits
 // checkpoint barrier C between the same two epoch barriers. The job gives
-// each trigger a cut, the newest epoch barrier any source has emitted;
-// a source emits C once it has emitted the cut's barrier and before any
-// later epoch barrier (barrierCut). Without it a source ahead of another
+// each trigger a cut, the newest epoch any source has taken from its
+// source, computed while no source is inside Next; a source emits C once
+// it has emitted the cut's barrier and before it calls Next again
+// (barrierCut). A source's snapshot is thus always taken between two
+// items, never between an item's chunk and its epoch barrier. Without it a source ahead of another
 // by an epoch would leave C after epoch barrier E while the other leaves
 // it before, and an operator reading both would find one input blocked by
 // E and the other by C, which no aligned checkpoint can resolve. The

@@ -101,9 +101,7 @@ func (a *attempt) files() state.SnapshotFiles {
 
 func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 	a := &attempt{job: job, opts: opts, cancel: make(chan struct{})}
-	if opts.Policy == barrier.PolicyAligned {
-		a.cut = newBarrierCut()
-	}
+
 	if opts.CheckpointOnEpoch && opts.CheckpointInterval > 0 {
 		a.epochs = make(chan struct{}, 1)
 	}
@@ -129,6 +127,9 @@ func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 			}
 		}
 		return err
+	}
+	if opts.Policy == barrier.PolicyAligned {
+		a.cut = newBarrierCut(len(a.tasks))
 	}
 	a.reports = make(chan report, 2*len(a.tasks)+4)
 	opts.Probe.set(func() map[string]float64 {

@@ -644,26 +644,27 @@ func (t *subtask) trigger(id base.CheckpointID, mode message.Mode) error {
 	}
 }
 
-// beforeEpoch runs before a source emits epoch barrier e: under the aligned
-// policy it records e for the job's cuts, then emits a pending checkpoint
-// barrier whose cut lies before e, so that it stays between the same epoch
-// barriers as on every other source (barrierCut).
-func (t *subtask) beforeEpoch(e base.Epoch) error {
-	if t.a.cut != nil {
-		t.a.cut.emitted(t.task, e)
-		if err := t.pollControl(); err != nil {
-			return err
-		}
-		if t.trig != 0 && t.trigCut < e {
-			id, mode := t.trig, t.trigMode
-			t.trig = 0
-			if err := t.trigger(id, mode); err != nil {
-				return err
-			}
-		}
+// nextFromSource calls the source's Next. Under the aligned policy it
+// does so under the job's barrierCut read lock, records an epoch it
+// returns there, and does not call Next at all (ok false) when a trigger
+// is waiting to be taken: the trigger's cut may be the source's last
+// epoch, and its barrier must then go out before anything Next could
+// return.
+func (t *subtask) nextFromSource() (it operator.Item, ok bool, err error) {
+	c := t.a.cut
+	if c == nil {
+		it, err = t.src.Next()
+		return it, true, err
 	}
-	t.lastEpoch = e
-	return nil
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if id := t.ctrl.pendingTrigger(); id > t.lastTr {
+		return it, false, nil
+	}
+	if it, err = t.src.Next(); err == nil && it.Epoch != base.NoEpoch {
+		c.last[t.task].Store(uint64(it.Epoch))
+	}
+	return it, true, err
 }
 
 func (t *subtask) runSource() error {
@@ -680,9 +681,22 @@ func (t *subtask) runSource() error {
 			}
 			continue
 		}
-		it, err := t.src.Next()
+		if t.trig != 0 && t.lastEpoch >= t.trigCut {
+			// A checkpoint barrier whose cut is reached goes out before
+			// anything else; the outputs have room now.
+			id, mode := t.trig, t.trigMode
+			t.trig = 0
+			if err := t.trigger(id, mode); err != nil {
+				return err
+			}
+			continue
+		}
+		it, ok, err := t.nextFromSource()
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name(), err)
+		}
+		if !ok {
+			continue
 		}
 		if it.Chunk != nil {
 			if err := t.out.Emit(it.Chunk); err != nil {
@@ -690,9 +704,7 @@ func (t *subtask) runSource() error {
 			}
 		}
 		if it.Epoch != base.NoEpoch {
-			if err := t.beforeEpoch(it.Epoch); err != nil {
-				return err
-			}
+			t.lastEpoch = it.Epoch
 			if err := t.out.emitAll(message.EpochBarrier(it.Epoch)); err != nil {
 				return err
 			}
@@ -712,8 +724,14 @@ func (t *subtask) runSource() error {
 		}
 		if it.Chunk == nil && it.Epoch == base.NoEpoch && !it.Done {
 			// Nothing available: do not spin.
+			idle := time.Millisecond
+			var wake <-chan struct{}
+			if w, ok := t.src.(operator.Waker); ok {
+				idle, wake = w.WakeTimeout(), w.Wake()
+			}
 			select {
-			case <-time.After(time.Millisecond):
+			case <-wake:
+			case <-time.After(idle):
 			case <-t.ctrl.sig:
 				t.ctrl.signal()
 			case <-t.a.cancel:
