@@ -66,47 +66,10 @@ type Result struct {
 // Run executes c on fs (a fresh directory) and returns the figures.
 func Run(fs fileio.FS, c Config) (Result, error) {
 	var res Result
-	opts := map[string]string{"bucket": fmt.Sprint(c.Buckets)}
-	for k, v := range c.Options {
-		opts[k] = v
-	}
-	tb, err := table.Create(fs, "bench/t", []schema.Field{
-		{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64, Nullable: true}, {Name: "pad", Type: types.Text, Nullable: true},
-	}, []string{"k"}, opts)
+	r, err := Write(fs, c, &res)
 	if err != nil {
 		return res, err
 	}
-	w, err := tb.NewWriter("bench")
-	if err != nil {
-		return res, err
-	}
-	r := rand.New(rand.NewSource(c.Seed))
-	pad := types.NewText(strings.Repeat("x", max(0, c.RowBytes-16)))
-	row := make(types.Row, 3)
-	start, cpu0 := time.Now(), processCPU()
-	epoch := base.Epoch(0)
-	for done := 0; done < c.Rows; {
-		epoch++
-		n := min(c.EpochRows, c.Rows-done)
-		for i := 0; i < n; i++ {
-			row[0] = types.NewInt64(int64(r.Intn(c.Keys)))
-			row[1] = types.NewInt64(int64(done + i))
-			row[2] = pad
-			if err := w.Write(epoch, types.UpdateAfter, row); err != nil {
-				return res, err
-			}
-		}
-		done += n
-		msgs, err := w.PrepareCommit(epoch)
-		if err != nil {
-			return res, err
-		}
-		if _, err := tb.Commit(msgs); err != nil {
-			return res, err
-		}
-	}
-	res.WriteRowsPerSec = float64(c.Rows) / time.Since(start).Seconds()
-	res.WriteRowsPerCPUSec = perCPUSecond(c.Rows, cpu0)
 
 	n, perSec, perCPU, err := bestOf(fs, c.ScanRuns, scanChunks)
 	if err != nil {
@@ -126,7 +89,7 @@ func Run(fs fileio.FS, c Config) (Result, error) {
 	res.RowScanRowsPerSec = perSec
 
 	// A fresh table handle: lookups read from storage, not from caches.
-	fresh, err := table.Open(fs, "bench/t")
+	fresh, err := table.Open(fs, TablePath)
 	if err != nil {
 		return res, err
 	}
@@ -161,7 +124,7 @@ func Run(fs fileio.FS, c Config) (Result, error) {
 	if _, res.CompactedScanRowsPerSec, _, err = bestOf(fs, c.ScanRuns, scanChunks); err != nil {
 		return res, err
 	}
-	compacted, err := table.Open(fs, "bench/t")
+	compacted, err := table.Open(fs, TablePath)
 	if err != nil {
 		return res, err
 	}
@@ -184,7 +147,7 @@ func Run(fs fileio.FS, c Config) (Result, error) {
 // second and the highest rows per second of process CPU time.
 func bestOf(fs fileio.FS, runs int, scan func(*table.Table) (int, error)) (n int, perSec, perCPU float64, err error) {
 	for range max(runs, 1) {
-		tb, err := table.Open(fs, "bench/t")
+		tb, err := table.Open(fs, TablePath)
 		if err != nil {
 			return 0, 0, 0, err
 		}
@@ -242,3 +205,54 @@ func perCPUSecond(rows int, cpu0 time.Duration) float64 {
 	}
 	return float64(rows) / cpu.Seconds()
 }
+
+// Write creates the bench table on fs (a fresh directory) and writes c's
+// upserts into it, epoch by epoch, setting res's write figures. It returns
+// the random source the keys were drawn from, for the lookups that follow.
+func Write(fs fileio.FS, c Config, res *Result) (*rand.Rand, error) {
+	opts := map[string]string{"bucket": fmt.Sprint(c.Buckets)}
+	for k, v := range c.Options {
+		opts[k] = v
+	}
+	tb, err := table.Create(fs, TablePath, []schema.Field{
+		{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64, Nullable: true}, {Name: "pad", Type: types.Text, Nullable: true},
+	}, []string{"k"}, opts)
+	if err != nil {
+		return nil, err
+	}
+	w, err := tb.NewWriter("bench")
+	if err != nil {
+		return nil, err
+	}
+	r := rand.New(rand.NewSource(c.Seed))
+	pad := types.NewText(strings.Repeat("x", max(0, c.RowBytes-16)))
+	row := make(types.Row, 3)
+	start, cpu0 := time.Now(), processCPU()
+	epoch := base.Epoch(0)
+	for done := 0; done < c.Rows; {
+		epoch++
+		n := min(c.EpochRows, c.Rows-done)
+		for i := 0; i < n; i++ {
+			row[0] = types.NewInt64(int64(r.Intn(c.Keys)))
+			row[1] = types.NewInt64(int64(done + i))
+			row[2] = pad
+			if err := w.Write(epoch, types.UpdateAfter, row); err != nil {
+				return nil, err
+			}
+		}
+		done += n
+		msgs, err := w.PrepareCommit(epoch)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := tb.Commit(msgs); err != nil {
+			return nil, err
+		}
+	}
+	res.WriteRowsPerSec = float64(c.Rows) / time.Since(start).Seconds()
+	res.WriteRowsPerCPUSec = perCPUSecond(c.Rows, cpu0)
+	return r, nil
+}
+
+// TablePath is the bench table's directory on the FS Run is given.
+const TablePath = "bench/t"

@@ -15,6 +15,12 @@
 // fresh table handle (nothing cached), and the fastest run counts: on a
 // shared machine the slower ones measure the neighbours.
 //
+// For profiling one part alone, BenchmarkFullScan repeats the
+// merge-on-read scan of the full workload's table, written once into
+// $STRATA_BENCH_TABLE_DIR and kept there ($STRATA_BENCH_SCALE=5 writes a
+// fifth of it), and BenchmarkWrite times the write path on an in-memory
+// file system; both report rows per CPU second.
+//
 // The workload follows the issue: rows of about RowBytes bytes (a BIGINT
 // key, a BIGINT and a TEXT padding column), Rows upserts over Keys
 // distinct keys drawn uniformly, Buckets buckets, EpochRows rows per

@@ -20,7 +20,7 @@ func BenchmarkScanOnly(b *testing.B) {
 	b.Run("chunks", func(b *testing.B) {
 		cpu0, n := processCPU(), 0
 		for range b.N {
-			tb, _ := table.Open(fs, "bench/t")
+			tb, _ := table.Open(fs, TablePath)
 			rows, err := scanChunks(tb)
 			if err != nil || rows == 0 {
 				b.Fatal(err)
@@ -32,7 +32,7 @@ func BenchmarkScanOnly(b *testing.B) {
 	b.Run("rows", func(b *testing.B) {
 		cpu0, n := processCPU(), 0
 		for range b.N {
-			tb, _ := table.Open(fs, "bench/t")
+			tb, _ := table.Open(fs, TablePath)
 			rows, err := tb.ReadLatest()
 			if err != nil || len(rows) == 0 {
 				b.Fatal(err)

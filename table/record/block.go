@@ -2,6 +2,8 @@ package record
 
 import (
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 
@@ -35,8 +37,9 @@ type Block struct {
 
 // OwnStrings returns b, or when b has string values a copy of b sharing
 // every slice but the string columns, whose values are copied into one
-// new buffer per column. A block kept for long (the store's file cache)
-// must own its strings: values that are substrings of a source's buffer
+// new buffer per column (once for values that are one string in memory,
+// as a constant column's are: see ownStrings). A block kept for long (the
+// store's file cache) must own its strings: values that are substrings of a source's buffer
 // (a generator builds a chunk's strings in one allocation) would keep the
 // whole buffer alive, far beyond what the cache bounds count.
 func (b *Block) OwnStrings() *Block {
@@ -49,27 +52,79 @@ func (b *Block) OwnStrings() *Block {
 		if c == nil {
 			c = &Block{Chunk: types.Chunk{Kinds: b.Kinds, Cols: slices.Clone(b.Cols)}, Seqs: b.Seqs, Keys: b.Keys, KeyOffs: b.KeyOffs}
 		}
-		n := 0
-		for _, s := range v.Strs {
-			n += len(s)
-		}
-		buf := make([]byte, 0, n)
-		for _, s := range v.Strs {
-			buf = append(buf, s...)
-		}
-		all := string(buf)
-		strs := make([]string, len(v.Strs))
-		off := 0
-		for j, s := range v.Strs {
-			strs[j] = all[off : off+len(s)]
-			off += len(s)
-		}
-		c.Cols[i].Strs = strs
+		c.Cols[i].Strs = ownStrings(v.Strs)
 	}
 	if c == nil {
 		return b
 	}
 	return c
+}
+
+// ownStrings returns a copy of strs whose values are in one new buffer.
+// A value that is one of the last few distinct strings in memory (the
+// same bytes at the same address: a constant or default column, a value
+// a source repeats, the merge of blocks that each hold one copy) shares
+// that string's copy: its bytes are copied once.
+func ownStrings(strs []string) []string {
+	// recent holds the last distinct strings met, by their address, and
+	// where their copies start in the buffer.
+	type seen struct {
+		ptr *byte
+		n   int
+		at  int
+	}
+	var recent [4]seen
+	next := 0
+	find := func(s string) (int, bool) {
+		p := unsafe.StringData(s)
+		for _, r := range recent {
+			if r.ptr == p && r.n == len(s) && p != nil {
+				return r.at, true
+			}
+		}
+		return 0, false
+	}
+	n := 0
+	for _, s := range strs {
+		if len(s) == 0 {
+			continue // NULLs and empty strings need no bytes
+		}
+		if _, ok := find(s); !ok {
+			recent[next] = seen{ptr: unsafe.StringData(s), n: len(s), at: n}
+			next = (next + 1) % len(recent)
+			n += len(s)
+		}
+	}
+	// One buffer, filled once: a strings.Builder hands its bytes over
+	// as a string without the copy string(buf) would make. The second
+	// pass meets the strings in the same order as the first, so recent
+	// evolves the same way and gives the same offsets.
+	var sb strings.Builder
+	sb.Grow(n)
+	recent = [4]seen{}
+	next = 0
+	offs := make([]int, len(strs))
+	for j, s := range strs {
+		if len(s) == 0 {
+			continue
+		}
+		at, ok := find(s)
+		if !ok {
+			at = sb.Len()
+			recent[next] = seen{ptr: unsafe.StringData(s), n: len(s), at: at}
+			next = (next + 1) % len(recent)
+			sb.WriteString(s)
+		}
+		offs[j] = at
+	}
+	all := sb.String()
+	out := make([]string, len(strs))
+	for j, s := range strs {
+		if len(s) > 0 {
+			out[j] = all[offs[j] : offs[j]+len(s)]
+		}
+	}
+	return out
 }
 
 // Ref names one record of one of several blocks: Block indexes the
@@ -308,6 +363,12 @@ func (b *Block) Gather(srcs []*Block, refs []Ref) {
 	b.Seqs = gather(b.Seqs, srcs, refs, func(s *Block) []base.SeqNum { return s.Seqs })
 	if b.KeyOffs != nil {
 		b.KeyOffs = slices.Grow(b.KeyOffs, m)
+		nk := 0
+		for _, r := range refs {
+			s := srcs[r.Block]
+			nk += s.KeyOffs[r.Row+1] - s.KeyOffs[r.Row]
+		}
+		b.Keys = slices.Grow(b.Keys, nk)
 		for _, r := range refs {
 			s := srcs[r.Block]
 			b.Keys = append(b.Keys, s.Keys[s.KeyOffs[r.Row]:s.KeyOffs[r.Row+1]]...)

@@ -175,7 +175,10 @@ func (w *Writer) Write(e base.Epoch, kind types.RowKind, row types.Row) error {
 		if b.free != nil {
 			ed.buf, b.free = b.free, nil
 		} else {
-			ed.buf = record.NewBlock(w.types, len(w.keyCols) > 0, min(b.sizeHint, w.opts.WriteBufferRows))
+			// An eighth more than the last buffer held: epochs of about
+			// the same size then fill it without growing (a copy of
+			// every column) when one is slightly larger.
+			ed.buf = record.NewBlock(w.types, len(w.keyCols) > 0, min(b.sizeHint+b.sizeHint/8, w.opts.WriteBufferRows))
 		}
 	}
 	ed.buf.AppendRow(key, b.nextSeq, kind, row)

@@ -414,11 +414,28 @@ func DecodeBlock(name string, data []byte, fileSchema, readSchema *schema.Schema
 			}
 		}
 	}
-	// decodeColumn reads column chunk ci of the row group whose rows are
-	// [first, first+n) into out.
-	decodeColumn := func(ci int, chunk pq.ColumnChunk, first, n int) error {
-		vbuf := make([]pq.Value, 1024)
+	// maxDef[leaf column] is its maximum definition level.
+	maxDef := make([]int, len(ps.Columns()))
+	for ci, path := range ps.Columns() {
+		leaf, _ := ps.Lookup(path...)
+		maxDef[ci] = leaf.MaxDefinitionLevel
+	}
+	rowGroups := f.Metadata().RowGroups
+	// decodeColumn reads column chunk ci of row group rg, whose rows are
+	// [first, first+n), into out: directly (directChunk) where it can,
+	// else through parquet-go's pages.
+	decodeColumn := func(rg, ci int, chunk pq.ColumnChunk, first, n int) error {
 		t := target[ci]
+		if rg < len(rowGroups) && ci < len(rowGroups[rg].Columns) {
+			err := directChunk(data, &rowGroups[rg].Columns[ci].MetaData, maxDef[ci], t, ts, out, first, n)
+			if err == nil {
+				return nil
+			}
+			if err != errNotDirect {
+				return corrupt("column "+ps.Columns()[ci][0], err)
+			}
+		}
+		vbuf := make([]pq.Value, 1024)
 		row := first
 		pages := chunk.Pages()
 		err := func() error {
@@ -498,7 +515,7 @@ func DecodeBlock(name string, data []byte, fileSchema, readSchema *schema.Schema
 	// files at a time; their columns keep every core busy until the last
 	// file is done).
 	first := 0
-	for _, rg := range f.RowGroups() {
+	for rgi, rg := range f.RowGroups() {
 		n := int(rg.NumRows())
 		if first+n > total {
 			return nil, fmt.Errorf("data file %s: row groups hold more rows than the footer's %d: %w", name, total, base.ErrCorruption)
@@ -513,7 +530,7 @@ func DecodeBlock(name string, data []byte, fileSchema, readSchema *schema.Schema
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[ci] = decodeColumn(ci, chunk, first, n)
+				errs[ci] = decodeColumn(rgi, ci, chunk, first, n)
 			}()
 		}
 		wg.Wait()
