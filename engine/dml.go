@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -417,12 +418,16 @@ func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep 
 				case !ok || j.checkpoint != p.checkpoint:
 					seen[j.name] = progress{j.restarts, j.checkpoint}
 				case j.restarts >= p.restarts+2:
+					var err *sqlerr.Error
 					if j.writes == name {
-						return sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
+						err = sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
 							fmt.Errorf("%s has not committed epoch %d: its writer %s keeps failing (%d restarts): %w", name.Name, ep, j.name, j.restarts, j.cause))
+					} else {
+						err = sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
+							fmt.Errorf("%s has not committed epoch %d: job %s upstream of it (writing %s) keeps failing (%d restarts): %w", name.Name, ep, j.name, j.writes.Name, j.restarts, j.cause))
 					}
-					return sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
-						fmt.Errorf("%s has not committed epoch %d: job %s upstream of it (writing %s) keeps failing (%d restarts): %w", name.Name, ep, j.name, j.writes.Name, j.restarts, j.cause))
+					err.Hint = failingJobHint(j)
+					return err
 				}
 			}
 		}
@@ -434,6 +439,25 @@ func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep 
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// failingJobHint tells what ends the failures of job j. A job retries the
+// epoch it failed in as it is, so a change to its input made after that
+// epoch never reaches it: a view or sink whose query fails on its input
+// is dropped and created again with a query that handles those rows
+// (there is no CREATE OR REPLACE MATERIALIZED VIEW, as in PostgreSQL and
+// RisingWave).
+func failingJobHint(j jobHealth) string {
+	switch {
+	case strings.HasPrefix(j.name, "view-"):
+		return fmt.Sprintf("The query of materialized view %s fails on its input, and retrying the same epoch fails again. DROP MATERIALIZED VIEW %s, then create it again with a query that handles those rows (for example NULLIF(d, 0) for a divisor d).", j.writes.Name, j.writes.Name)
+	case strings.HasPrefix(j.name, "sink-"):
+		sink := strings.TrimPrefix(j.name, "sink-"+j.writes.Database+"-")
+		return fmt.Sprintf("The query of sink %s fails on its input, and retrying the same epoch fails again. DROP SINK %s, then create it again with a query that handles those rows.", sink, sink)
+	case strings.HasPrefix(j.name, "ingest-"), strings.HasPrefix(j.name, "cdc-"):
+		return fmt.Sprintf("The source feeding %s delivers records the table refuses. Fix the source, or set the table's connector option errors = 'skip' to skip such records, or DROP TABLE %s.", j.writes.Name, j.writes.Name)
+	}
+	return ""
 }
 
 // jobHealth is what upstreamJobs reports of one job.

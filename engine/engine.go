@@ -84,6 +84,11 @@ type Engine struct {
 	// closes holds, per ingest job, the last (epoch, position) at which
 	// its source closed an epoch.
 	closes map[string]ingest.Pair
+	// pendingRemovals names the dropped tables whose files wait for their
+	// readers' pins, with the sequence number of the removal that waits
+	// ([drop-after-readers]); removalSeq numbers them. Guarded by mu.
+	pendingRemovals map[catalog.ObjectName]uint64
+	removalSeq      uint64
 }
 
 // Open opens (or creates) the instance in opts.Dir, creates the default
@@ -131,7 +136,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		fs = local
 	}
 	e := &Engine{opts: opts, store: st, meta: svc, fs: fs, log: opts.Logger,
-		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}, skipErrs: map[catalog.ObjectName][]*format.Errors{}}
+		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}, skipErrs: map[catalog.ObjectName][]*format.Errors{},
+		pendingRemovals: map[catalog.ObjectName]uint64{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	conns := e.builtinConnectors()
 	for k, v := range opts.Connectors {

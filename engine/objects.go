@@ -107,6 +107,9 @@ func fieldsOf(cols []catalog.Column) []schema.Field {
 // failed earlier CREATE may have left (the catalog, checked by the caller,
 // is the truth about what exists).
 func (e *Engine) createStorage(name catalog.ObjectName, cols []catalog.Column, pk []string, opts map[string]string) (*table.Table, error) {
+	e.mu.Lock()
+	delete(e.pendingRemovals, name) // the new table takes the directory over
+	e.mu.Unlock()
 	if err := removeTree(e.fs, tableDir(name)); err != nil {
 		return nil, fmt.Errorf("table %s: clearing %s: %w", name, tableDir(name), err)
 	}
@@ -120,7 +123,14 @@ func (e *Engine) createStorage(name catalog.ObjectName, cols []catalog.Column, p
 	return t, nil
 }
 
-// dropStorage removes a dropped object's files and checkpoints.
+// dropStorage removes a dropped object's files, directories and
+// checkpoints. [drop-after-readers] A query that pinned a version of the
+// object before the DROP may still be reading its snapshot's files: while
+// a live pin holds it, the table's directory is left in place and removed
+// by a background task once no pin does (pins are leased, so the wait is
+// bounded), or when the engine closes. A CREATE of the same name before
+// then takes the directory over, and the pending removal is dropped.
+// The caller holds e.ddl.
 func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 	e.mu.Lock()
 	delete(e.tables, name)
@@ -130,7 +140,13 @@ func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 		delete(e.dml, name)
 	}
 	e.mu.Unlock()
-	errs := []error{removeTree(e.fs, tableDir(name)), os.Remove(dmlPath(e.opts.Dir, name))}
+	var treeErr error
+	if _, pinned, err := e.meta.PinnedEpoch(e.ctx, name); err == nil && pinned {
+		e.removeWhenUnpinned(name)
+	} else {
+		treeErr = removeTree(e.fs, tableDir(name))
+	}
+	errs := []error{treeErr, os.Remove(dmlPath(e.opts.Dir, name))}
 	if errs[1] != nil && errors.Is(errs[1], os.ErrNotExist) {
 		errs[1] = nil
 	}
@@ -575,7 +591,10 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 	return e.dropStorage(name, writer)
 }
 
-// removeTree deletes every file under dir of fs (a table's directory).
+// removeTree deletes every file under dir of fs (a table's directory),
+// then the directories themselves, deepest first: a local warehouse keeps
+// no empty directory of a dropped table (on object storage directories
+// are only prefixes, and deleting one is a no-op).
 func removeTree(fs fileio.FS, dir string) error {
 	files, err := fs.List(dir)
 	if err != nil && !errors.Is(err, base.ErrNotFound) {
@@ -595,7 +614,51 @@ func removeTree(fs fileio.FS, dir string) error {
 			return err
 		}
 	}
+	if err := fs.Delete(dir); err != nil && !errors.Is(err, base.ErrNotFound) {
+		return fmt.Errorf("directory %s: %w", dir, err)
+	}
 	return nil
+}
+
+// removeWhenUnpinned removes dropped table name's directory once no live
+// pin holds it ([drop-after-readers]). The caller holds e.ddl.
+func (e *Engine) removeWhenUnpinned(name catalog.ObjectName) {
+	e.mu.Lock()
+	e.removalSeq++
+	seq := e.removalSeq
+	e.pendingRemovals[name] = seq
+	e.mu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if _, pinned, err := e.meta.PinnedEpoch(e.ctx, name); err != nil || !pinned {
+				break
+			}
+			select {
+			case <-e.ctx.Done():
+			case <-tick.C:
+				continue
+			}
+			break
+		}
+		e.ddl.Lock()
+		defer e.ddl.Unlock()
+		e.mu.Lock()
+		current := e.pendingRemovals[name] == seq
+		if current {
+			delete(e.pendingRemovals, name)
+		}
+		e.mu.Unlock()
+		if !current {
+			return // re-created meanwhile
+		}
+		if err := removeTree(e.fs, tableDir(name)); err != nil {
+			e.log.Warn("removing a dropped table's files", "table", name.String(), "err", err)
+		}
+	}()
 }
 
 // ViewStartEpoch returns the first epoch view name commits: a read that

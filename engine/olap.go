@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,14 +50,17 @@ type OLAPQuery struct {
 
 // PlanOLAP finds the tables text reads (as DuckDB's parser sees its FROM
 // clauses) and resolves them in database db. ok is false when the query
-// reads no table of the catalog, or a system table: the batch executor
-// answers those.
+// reads no table of the catalog and calls no generate_series in FROM, or
+// when it reads a system table: the batch executor answers those. A
+// series runs on DuckDB, which streams it through the query in bounded
+// memory and stops when the statement is canceled; the batch executor
+// would hold all of its rows (and of a join over it) at once.
 func (e *Engine) PlanOLAP(ctx context.Context, db, text string) (q *OLAPQuery, ok bool, err error) {
 	oe, err := e.olapEngine()
 	if err != nil {
 		return nil, false, err
 	}
-	names, err := oe.ReferencedTables(ctx, text)
+	names, funcs, err := oe.References(ctx, text)
 	if err != nil {
 		return nil, false, err
 	}
@@ -82,7 +86,7 @@ func (e *Engine) PlanOLAP(ctx context.Context, db, text string) (q *OLAPQuery, o
 		q.names = append(q.names, n)
 		q.multiset = append(q.multiset, multisetColumn(t) != "")
 	}
-	return q, len(q.Tables) > 0, nil
+	return q, len(q.Tables) > 0 || slices.Contains(funcs, "generate_series"), nil
 }
 
 // inputs names every table for DuckDB at its epoch.
@@ -139,6 +143,8 @@ func (e *Engine) RunOLAP(ctx context.Context, q *OLAPQuery, text string, spec Re
 			}
 			epochs[n] = *spec.AtEpoch
 		}
+	case len(q.Tables) == 0:
+		// Nothing to read at a version: a query over generate_series.
 	default:
 		if spec.After != 0 {
 			for _, n := range q.Tables {
@@ -207,11 +213,4 @@ func (e *Engine) CatalogQuery(ctx context.Context, db, text string) (*olap.Resul
 // (NUMERIC NaN or infinities, more than 38 digits, a sum overflowing its
 // 128-bit integers): the batch executor, exact over NUMERIC, can answer
 // such a query instead.
-func BeyondOLAP(err error) bool {
-	if err == nil {
-		return false
-	}
-	m := err.Error()
-	return sqlerr.Code(err) == sqlerr.FeatureNotSupported && strings.Contains(m, "OLAP engine") ||
-		strings.Contains(m, "Overflow in HUGEINT") || strings.Contains(m, "HUGEINT is out of range")
-}
+func BeyondOLAP(err error) bool { return olap.BeyondEngine(err) }

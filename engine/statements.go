@@ -127,7 +127,7 @@ func (e *Engine) Query(ctx context.Context, db string, node *pg_query.Node, text
 		}
 		sc = rs
 	}
-	rows, err := exec.Run(ectx, p, sc)
+	rows, err := exec.Run(interruptible(ectx, ctx), p, sc)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -322,7 +322,7 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	if err != nil {
 		return 0, 0, err
 	}
-	rows, err := exec.Run(ectx, p, sc)
+	rows, err := exec.Run(interruptible(ectx, ctx), p, sc)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -577,7 +577,7 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 	if err != nil {
 		return 0, 0, err
 	}
-	rows, err := exec.Run(ectx, p, sc)
+	rows, err := exec.Run(interruptible(ectx, ctx), p, sc)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -644,4 +644,15 @@ func (e *Engine) rewrite(ctx context.Context, cat *catalog.Catalog, db string, t
 		return 0, 0, err
 	}
 	return len(rows), ep, nil
+}
+
+// interruptible returns a copy of ectx whose batch execution stops when
+// ctx ends (a cancel request, statement_timeout).
+func interruptible(ectx *expr.Context, ctx context.Context) *expr.Context {
+	var c expr.Context
+	if ectx != nil {
+		c = *ectx
+	}
+	c.Interrupt = ctx
+	return &c
 }

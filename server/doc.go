@@ -14,6 +14,18 @@
 //     relation it reads has committed E, so a view reflects the write.
 //   - last_read_epoch (SHOW only): the epoch the last SELECT read, per
 //     relation the smallest, or 0 before any.
+//   - statement_timeout: a statement running longer is canceled with 57014
+//     "canceling statement due to statement timeout"; a SELECT on DuckDB
+//     is interrupted, the batch executor looks at the statement's context
+//     every 1024 rows (expr.Context.Interrupt).
+//   - default_transaction_read_only, and in a block its READ ONLY mode
+//     (SHOW transaction_read_only).
+//   - The parameters drivers and tools read and Strata does not change
+//     (server_version_num, standard_conforming_strings, integer_datetimes,
+//     DateStyle, search_path, client_encoding, transaction_isolation, ...):
+//     SHOW gives PostgreSQL's values (fixedSettings) under PostgreSQL's
+//     column names; SET of the ones drivers send at connection start is
+//     accepted and shown back by SHOW.
 //
 // # Statements
 //

@@ -2,9 +2,13 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestDropSinkTarget: a table a sink writes is not dropped from under the
@@ -99,6 +103,11 @@ func TestReadWaitsEndWhenUpstreamViewFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "view-dev-vdiv ") || !strings.Contains(err.Error(), "division by zero") {
 		t.Fatalf("a read of vdiv2 while vdiv's job keeps failing: %v", err)
 	}
+	// The error says what ends the failures.
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Hint, "DROP MATERIALIZED VIEW vdiv,") {
+		t.Fatalf("the hint of a read while vdiv's job keeps failing: %v", err)
+	}
 }
 
 // TestFailedCreateLeavesNothing: a CREATE MATERIALIZED VIEW or CREATE
@@ -116,6 +125,9 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 	_, err := c.Exec(ctx, "CREATE MATERIALIZED VIEW vfail2 AS SELECT k, 10 / (n - n) AS x FROM d2")
 	if err == nil || !strings.Contains(err.Error(), "55000") {
 		t.Fatalf("a view whose job keeps failing: %v", err)
+	}
+	if pe := (*pgconn.PgError)(nil); !errors.As(err, &pe) || !strings.Contains(pe.Hint, "was not created") {
+		t.Fatalf("the hint of a failed CREATE: %v", err)
 	}
 	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "" {
 		t.Fatalf("views after a failed CREATE: %q", got)
@@ -140,4 +152,58 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 	if got := rowsText(t, c, "SELECT k, name FROM short"); got != "7|abc" {
 		t.Fatalf("the sink's target after a failed CREATE SINK: %q", got)
 	}
+}
+
+// TestDropSinkWhileItCatchesUp: DROP SINK from another session while
+// CREATE SINK INTO is still catching up over its input's history stops
+// the sink at once, and the CREATE reports 57014 rather than success.
+func TestDropSinkWhileItCatchesUp(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(context.Background())
+	c2 := connect(t, s)
+	defer c2.Close(context.Background())
+	exec(t, c, "CREATE TABLE hist (id INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE TABLE agg (v INT PRIMARY KEY, n BIGINT)")
+	for i := range 30 {
+		exec(t, c, fmt.Sprintf("INSERT INTO hist SELECT g, g %% 100 FROM generate_series(%d, %d) g", i*10000+1, (i+1)*10000))
+	}
+	for attempt := range 3 {
+		name := fmt.Sprintf("catchup%d", attempt)
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Exec(context.Background(), "CREATE SINK "+name+" INTO agg AS SELECT id % 1000 AS v, count(*) AS n FROM hist GROUP BY id % 1000")
+			done <- err
+		}()
+		for rowsText(t, c2, "SHOW SINKS") == "" {
+			select {
+			case err := <-done:
+				t.Fatalf("CREATE SINK ended before it was listed: %v", err)
+			default:
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		select {
+		case err := <-done:
+			// It caught up before the DROP could run: drop it and try
+			// again with the next name.
+			if err != nil {
+				t.Fatal(err)
+			}
+			exec(t, c2, "DROP SINK "+name)
+			continue
+		default:
+		}
+		exec(t, c2, "DROP SINK "+name)
+		err := <-done
+		if err == nil || !strings.Contains(err.Error(), "57014") || !strings.Contains(err.Error(), "dropped before it wrote its first epoch") {
+			t.Fatalf("CREATE SINK whose sink was dropped while it caught up: %v", err)
+		}
+		if got := rowsText(t, c2, "SHOW SINKS"); got != "" {
+			t.Fatalf("sinks after the DROP: %q", got)
+		}
+		return
+	}
+	t.Fatal("every CREATE SINK caught up before the DROP ran")
 }

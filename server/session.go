@@ -74,6 +74,75 @@ type Session struct {
 	// one and of statements outside a block.
 	blockReadOnly   bool
 	defaultReadOnly bool
+	// stmtCtx and stmtDeadline are the context of the last Prepare under
+	// statement_timeout and its deadline: an Execute with the same context
+	// belongs to the same statement and shares the deadline.
+	stmtCtx      context.Context
+	stmtDeadline time.Time
+	// settings are the values SET gave the parameters Strata accepts and
+	// ignores (application_name, DateStyle, ...), by lower-case name, for
+	// SHOW.
+	settings map[string]string
+}
+
+// fixedSettings are the values SHOW gives for PostgreSQL's parameters
+// that drivers and tools read and Strata does not change: PostgreSQL's
+// defaults for a UTF8 database, and server_version_num for
+// pgwire.ServerVersion. Every statement is its own transaction whose
+// reads see committed epochs, so the isolation shown is read committed,
+// as RisingWave shows it.
+var fixedSettings = map[string]string{
+	"server_version_num":            "150000",
+	"server_encoding":               "UTF8",
+	"client_encoding":               "UTF8",
+	"standard_conforming_strings":   "on",
+	"integer_datetimes":             "on",
+	"datestyle":                     "ISO, MDY",
+	"intervalstyle":                 "postgres",
+	"search_path":                   `"$user", public`,
+	"transaction_isolation":         "read committed",
+	"default_transaction_isolation": "read committed",
+	"application_name":              "",
+	"extra_float_digits":            "1",
+	"client_min_messages":           "notice",
+	"max_identifier_length":         "63",
+	"is_superuser":                  "on",
+	"lc_messages":                   "C",
+	"lc_collate":                    "C",
+	"lc_ctype":                      "C",
+	"bytea_output":                  "hex",
+}
+
+// settingNames are PostgreSQL's spellings of parameter names that are not
+// all lower case, which SHOW uses as its column name.
+var settingNames = map[string]string{"timezone": "TimeZone", "datestyle": "DateStyle", "intervalstyle": "IntervalStyle"}
+
+// settingName is the column name SHOW gives parameter name (lower case).
+func settingName(name string) string {
+	if n, ok := settingNames[name]; ok {
+		return n
+	}
+	return name
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// notCreated is the error of a CREATE whose job failed before its first
+// epoch and whose object was dropped again: its hint no longer tells to
+// drop the object, but that nothing was created.
+func notCreated(err error, kind, name string) error {
+	se := sqlerr.From(err)
+	if se == nil || se.Hint == "" {
+		return err
+	}
+	c := *se
+	c.Hint = fmt.Sprintf("The %s %s was not created: its query fails on these rows. Change the query so that it handles them, and create it again.", kind, name)
+	return &c
 }
 
 // readOnlySQLTransaction is SQLSTATE 25006, read_only_sql_transaction: a
@@ -105,12 +174,33 @@ func (s *Session) Split(text string) ([]string, error) {
 }
 
 func (s *Session) evalContext() *expr.Context {
-	return &expr.Context{Loc: s.loc, Now: time.Now(), Database: s.db, User: s.user}
+	return &expr.Context{Loc: s.loc, Now: time.Now(), Database: s.db, User: s.user, Setting: s.setting}
 }
 
 // Prepare implements pgwire.Session: it parses one statement and, for a
 // query, binds it to learn its columns.
 func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.Type) (*pgwire.Statement, error) {
+	if s.timeout > 0 {
+		// Preparing a SELECT loads the tables it reads: that counts
+		// against statement_timeout, as PostgreSQL counts parsing and
+		// planning.
+		deadline := time.Now().Add(s.timeout)
+		s.stmtCtx, s.stmtDeadline = ctx, deadline
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	st, err := s.prepare(ctx, text, paramTypes)
+	if err != nil && s.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
+	}
+	if err != nil && errors.Is(err, context.Canceled) {
+		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+	}
+	return st, err
+}
+
+func (s *Session) prepare(ctx context.Context, text string, paramTypes []types.Type) (*pgwire.Statement, error) {
 	stmts, err := ddl.Parse(text)
 	if err != nil {
 		return nil, err
@@ -317,7 +407,7 @@ func (s *Session) describe(ctx context.Context, st ddl.Statement, args *engine.A
 		case ddl.ShowJobs:
 			return textCols("name", "kind", "status", "reads", "writes", "last_checkpoint", "restarts"), nil
 		}
-		return textCols(st.What), nil
+		return textCols(settingName(st.What)), nil
 	case *ddl.Describe:
 		return textCols("name", "type", "nullable", "primary_key"), nil
 	case *ddl.Explain:
@@ -342,10 +432,17 @@ func planColumns(p plan.Node) []pgwire.Column {
 // statement running longer is canceled (57014), as in Postgres.
 func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []types.Datum) (*pgwire.Result, error) {
 	if s.timeout > 0 {
+		deadline := time.Now().Add(s.timeout)
+		if ctx == s.stmtCtx {
+			// Prepared in the same statement (a simple Query): one
+			// budget for both.
+			deadline = s.stmtDeadline
+		}
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
+	s.stmtCtx = nil
 	res, err := s.executeStatement(ctx, pst, params)
 	// A write past its point of no return that then fails (55000, its
 	// writer keeps failing) is not canceled: it commits once the writer
@@ -436,7 +533,7 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			if dropErr != nil {
 				return nil, errors.Join(err, dropErr)
 			}
-			return nil, err
+			return nil, notCreated(err, "materialized view", name.Name)
 		}
 		s.lastWrite = max(s.lastWrite, start)
 		return &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}, nil
@@ -472,7 +569,12 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 				if dropErr != nil {
 					return nil, errors.Join(err, dropErr)
 				}
-				return nil, err
+				return nil, notCreated(err, "sink", name.Name)
+			}
+			if s.e.SinkStartEpoch(ctx, name) != start {
+				// DROP SINK in another session stopped it while it caught
+				// up; the target's own writer then committed the epoch.
+				return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement: sink %s was dropped before it wrote its first epoch", name.Name)
 			}
 			s.lastWrite = max(s.lastWrite, start)
 		}
@@ -775,7 +877,16 @@ func (s *Session) set(st *ddl.Set) (*pgwire.Result, error) {
 			s.defaultReadOnly = false
 		}
 	case "extra_float_digits", "client_encoding", "datestyle", "application_name", "search_path", "client_min_messages":
-		// Settings drivers send at connection start; accepted, ignored.
+		// Settings drivers send at connection start: accepted and shown
+		// back by SHOW; they change nothing else.
+		if s.settings == nil {
+			s.settings = map[string]string{}
+		}
+		if st.Default {
+			delete(s.settings, st.Name)
+		} else {
+			s.settings[st.Name] = st.Value
+		}
 	default:
 		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.Name)
 	}
@@ -876,22 +987,6 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 			rows = append(rows, []string{j.Job.Name, string(j.Job.Kind), string(j.Status), names(j.Job.Reads), names(j.Job.Writes),
 				strconv.FormatUint(uint64(j.LastCheckpoint), 10), strconv.Itoa(local[j.Job.Name].Restarts)})
 		}
-	case "timezone":
-		rows = [][]string{{s.loc.String()}}
-	case "server_version":
-		rows = [][]string{{pgwire.ServerVersion}}
-	case "search_path":
-		rows = [][]string{{"public"}}
-	case "statement_timeout":
-		v := "0"
-		if s.timeout > 0 {
-			v = strconv.FormatInt(s.timeout.Milliseconds(), 10) + "ms"
-		}
-		rows = [][]string{{v}}
-	case "consistency":
-		rows = [][]string{{string(s.mode)}}
-	case "last_read_epoch":
-		rows = [][]string{{strconv.FormatUint(uint64(s.lastEpoch), 10)}}
 	case "epoch":
 		info, err := s.e.Meta().CurrentEpoch(ctx)
 		if err != nil {
@@ -899,11 +994,48 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 		}
 		rows = [][]string{{strconv.FormatUint(uint64(info.Epoch), 10)}}
 	default:
-		return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.What)
+		v, ok := s.setting(st.What)
+		if !ok {
+			return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.What)
+		}
+		rows = [][]string{{v}}
 	}
 	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
 	res.Rows = rowsOf(rows...)
 	return res, nil
+}
+
+// setting returns the value of configuration parameter name (lower
+// case) as SHOW and current_setting() give it.
+func (s *Session) setting(name string) (string, bool) {
+	switch name {
+	case "timezone":
+		return s.loc.String(), true
+	case "server_version":
+		return pgwire.ServerVersion, true
+	case "default_transaction_read_only":
+		return onOff(s.defaultReadOnly), true
+	case "transaction_read_only":
+		readOnly := s.defaultReadOnly
+		if s.inBlock {
+			readOnly = s.blockReadOnly
+		}
+		return onOff(readOnly), true
+	case "statement_timeout":
+		if s.timeout > 0 {
+			return strconv.FormatInt(s.timeout.Milliseconds(), 10) + "ms", true
+		}
+		return "0", true
+	case "consistency":
+		return string(s.mode), true
+	case "last_read_epoch":
+		return strconv.FormatUint(uint64(s.lastEpoch), 10), true
+	}
+	if v, ok := s.settings[name]; ok {
+		return v, true
+	}
+	v, ok := fixedSettings[name]
+	return v, ok
 }
 
 func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire.Result, error) {

@@ -11,8 +11,10 @@ import (
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
-// maxSeriesRows bounds the rows generate_series makes in a batch
-// statement (they are bound as constants).
+// maxSeriesRows bounds the rows generate_series makes in a statement the
+// batch executor runs (INSERT ... SELECT, UPDATE and DELETE): they are
+// bound as constants and held in memory. A SELECT over generate_series
+// runs on the OLAP engine, which streams it, and has no bound.
 const maxSeriesRows = 1_000_000
 
 // isGenerateSeries reports whether rf is generate_series(...).
@@ -75,7 +77,9 @@ func (b *Binder) bindGenerateSeries(rf *pg_query.RangeFunction) (plan.Node, *sco
 	var rows []int64
 	for v := start; (step > 0 && v <= stop) || (step < 0 && v >= stop); v += step {
 		if len(rows) == maxSeriesRows {
-			return nil, nil, b.errAt(loc, sqlerr.ProgramLimitExceeded, "generate_series makes more than %d rows", maxSeriesRows)
+			e := sqlerr.From(b.errAt(loc, sqlerr.ProgramLimitExceeded, "generate_series makes more than %d rows, the most INSERT ... SELECT, UPDATE, DELETE and EXPLAIN take from a series", maxSeriesRows))
+			e.Hint = "A SELECT reads any number of rows from generate_series; to insert more, insert the series in parts (generate_series(1, 1000000), then generate_series(1000001, 2000000), ...)."
+			return nil, nil, e
 		}
 		rows = append(rows, v)
 		if (step > 0 && v > math.MaxInt64-step) || (step < 0 && v < math.MinInt64-step) {

@@ -25,6 +25,11 @@ func (p *parser) statement(c *cursor) (needsPG bool, build buildFunc, err error)
 		return p.createSource(c)
 	case c.isWord("create", "materialized", "view"):
 		return p.createView(c)
+	case c.isWord("create", "or", "replace", "materialized", "view"):
+		// Neither PostgreSQL nor RisingWave has it; say what does the job.
+		e := p.errAt(c.toks[1].start, sqlerr.FeatureNotSupported, "CREATE OR REPLACE MATERIALIZED VIEW is not supported")
+		e.Hint = "DROP MATERIALIZED VIEW the view, then CREATE MATERIALIZED VIEW it again with the new query; the new view computes its inputs' history again."
+		return false, nil, e
 	case c.isWord("create", "sink"):
 		return p.createSink(c)
 	case c.isWord("drop"):
@@ -228,6 +233,14 @@ func (p *parser) postgres(c *cursor) (bool, buildFunc, error) {
 	}
 	if queryEnd == 0 {
 		return false, nil, p.errAt(c.toks[0].start, sqlerr.SyntaxError, "syntax error at or near %q", c.toks[0].text)
+	}
+	for i := 1; i+2 < queryEnd; i++ {
+		if c.toks[i].word() == "as" && c.toks[i+1].word() == "of" && c.toks[i+2].word() == "epoch" {
+			// Postgres would say only "syntax error at or near EPOCH".
+			e := p.errAt(c.toks[i].start, sqlerr.SyntaxError, "syntax error at or near %q: AS OF EPOCH goes at the end of the statement", c.toks[i].text)
+			e.Hint = "Write AS OF EPOCH n last, after WHERE, GROUP BY, ORDER BY and LIMIT: SELECT * FROM t WHERE k > 1 ORDER BY k LIMIT 10 AS OF EPOCH 5."
+			return false, nil, e
+		}
 	}
 	queryText := p.span(c.toks[:queryEnd]).SQL
 	return true, func(n *pg_query.Node) (Statement, error) {

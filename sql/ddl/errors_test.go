@@ -95,6 +95,10 @@ func TestParseErrors(t *testing.T) {
 		{"epoch not whole", `SELECT 1 AS OF EPOCH 1.5`, sqlerr.SyntaxError, "", "1.5", `whole epoch number`},
 		{"epoch out of range", `SELECT 1 AS OF EPOCH 18446744073709551616`, sqlerr.NumericValueOutOfRange, "", "1844", `out of range`},
 		{"time travel alone", `AS OF EPOCH 3`, sqlerr.SyntaxError, "", "AS", `syntax error at or near "AS"`},
+		{"create or replace materialized view", `CREATE OR REPLACE MATERIALIZED VIEW v AS SELECT 1`, sqlerr.FeatureNotSupported, "", "OR", `CREATE OR REPLACE MATERIALIZED VIEW is not supported`},
+		{"time travel after FROM", `SELECT * FROM t AS OF EPOCH 1 WHERE k = 1`, sqlerr.SyntaxError, "", "AS", `AS OF EPOCH goes at the end of the statement`},
+		{"time travel before ORDER BY", `SELECT * FROM t WHERE k = 1 AS OF EPOCH 1 ORDER BY k`, sqlerr.SyntaxError, "", "AS", `AS OF EPOCH goes at the end of the statement`},
+		{"time travel before the table", `SELECT * FROM as of epoch 1 t`, sqlerr.SyntaxError, "", "as", `AS OF EPOCH goes at the end of the statement`},
 
 		{"two FROM clauses", `CREATE TABLE t (a int) FROM pg TABLE 'a' FROM pg TABLE 'b'`, sqlerr.SyntaxError, "'a' ", "FROM", `syntax error at or near "FROM"`},
 		{"FROM needs a string", `CREATE TABLE t (a int) FROM pg TABLE orders`, sqlerr.SyntaxError, "", "orders", `"orders"`},

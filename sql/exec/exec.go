@@ -15,12 +15,31 @@ type Scanner interface {
 	Scan(rel *plan.Relation) ([]types.Row, error)
 }
 
-// Run executes n and returns its rows.
+// checkEvery is how many rows a loop handles between two looks at
+// ctx.Interrupted.
+const checkEvery = 1024
+
+// interrupted returns ctx.Interrupted() on every checkEvery-th i.
+func interrupted(ctx *expr.Context, i int) error {
+	if i%checkEvery != 0 {
+		return nil
+	}
+	return ctx.Interrupted()
+}
+
+// Run executes n and returns its rows. It stops with the error of
+// ctx.Interrupt soon after that context ends.
 func Run(ctx *expr.Context, n plan.Node, sc Scanner) ([]types.Row, error) {
+	if err := ctx.Interrupted(); err != nil {
+		return nil, err
+	}
 	switch n := n.(type) {
 	case *plan.Values:
 		out := make([]types.Row, 0, len(n.Rows))
-		for _, r := range n.Rows {
+		for k, r := range n.Rows {
+			if err := interrupted(ctx, k); err != nil {
+				return nil, err
+			}
 			row := make(types.Row, len(r))
 			for i, e := range r {
 				v, err := e.Eval(ctx, nil)
@@ -46,6 +65,9 @@ func Run(ctx *expr.Context, n plan.Node, sc Scanner) ([]types.Row, error) {
 		}
 		out := make([]types.Row, len(in))
 		for i, r := range in {
+			if err := interrupted(ctx, i); err != nil {
+				return nil, err
+			}
 			row := make(types.Row, len(n.Exprs))
 			for j, e := range n.Exprs {
 				if row[j], err = e.Eval(ctx, r); err != nil {
@@ -61,7 +83,10 @@ func Run(ctx *expr.Context, n plan.Node, sc Scanner) ([]types.Row, error) {
 			return nil, err
 		}
 		out := in[:0:0]
-		for _, r := range in {
+		for i, r := range in {
+			if err := interrupted(ctx, i); err != nil {
+				return nil, err
+			}
 			v, err := n.Pred.Eval(ctx, r)
 			if err != nil {
 				return nil, err
@@ -141,7 +166,10 @@ func runAggregate(ctx *expr.Context, n *plan.Aggregate, sc Scanner) ([]types.Row
 	}
 	groups := map[string]*group{}
 	var order []string
-	for _, r := range in {
+	for k, r := range in {
+		if err := interrupted(ctx, k); err != nil {
+			return nil, err
+		}
 		keys := make(types.Row, len(n.GroupBy))
 		var kb []byte
 		for i, e := range n.GroupBy {
@@ -219,9 +247,15 @@ func runJoin(ctx *expr.Context, n *plan.Join, sc Scanner) ([]types.Row, error) {
 	lw, rw := len(n.Left.Schema()), len(n.Right.Schema())
 	rightMatched := make([]bool, len(right))
 	var out []types.Row
+	steps := 0
 	for _, l := range left {
 		matched := false
 		for j, r := range right {
+			if steps++; steps%checkEvery == 0 {
+				if err := ctx.Interrupted(); err != nil {
+					return nil, err
+				}
+			}
 			row := append(append(make(types.Row, 0, lw+rw), l...), r...)
 			if n.On != nil {
 				v, err := n.On.Eval(ctx, row)

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -23,6 +24,21 @@ type Context struct {
 	// them per transaction; Strata's statements are their own
 	// transactions). Zero means the wall clock at evaluation.
 	Now time.Time
+	// Setting returns the value SHOW gives for a configuration parameter
+	// (lower-case name), for current_setting(); nil knows none.
+	Setting func(name string) (string, bool)
+	// Interrupt is the statement's context: a batch execution stops with
+	// its error soon after it ends (a cancel request, statement_timeout).
+	// Nil never interrupts.
+	Interrupt context.Context
+}
+
+// Interrupted returns the error of Interrupt once it has ended, else nil.
+func (c *Context) Interrupted() error {
+	if c == nil || c.Interrupt == nil {
+		return nil
+	}
+	return c.Interrupt.Err()
 }
 
 // StatementTime returns Now, or the wall clock when Now is unset.

@@ -313,7 +313,8 @@ const ServerVersion = "15.0 (Strata)"
 
 // registerSession adds the functions that describe the session, as
 // psql, drivers and tools call them: version(), current_database(),
-// current_schema(), and current_user, session_user, user (Context.User).
+// current_schema(), current_setting(name [, missing_ok])
+// (Context.Setting), and current_user, session_user, user (Context.User).
 func registerSession(r *Registry) {
 	text := func(name string, f func(*Context) string) {
 		r.Add(&Func{Name: name, Params: []types.Kind{}, ResultKind: kText, Volatile: true, Eval: func(ctx *Context, _ []types.Datum) (types.Datum, error) {
@@ -328,6 +329,27 @@ func registerSession(r *Registry) {
 		return c.Database
 	})
 	text("current_schema", func(*Context) string { return "public" })
+	// current_setting(name [, missing_ok]) is SHOW name as a value:
+	// 42704 for an unknown parameter, or NULL when missing_ok is true.
+	setting := func(ctx *Context, args []types.Datum) (types.Datum, error) {
+		name := strings.ToLower(args[0].Str())
+		if ctx != nil && ctx.Setting != nil {
+			if v, ok := ctx.Setting(name); ok {
+				return types.NewText(v), nil
+			}
+		}
+		if len(args) > 1 && !args[1].IsNull() && args[1].Bool() {
+			return types.Null, nil
+		}
+		return types.Null, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", args[0].Str())
+	}
+	r.Add(&Func{Name: "current_setting", Params: []types.Kind{kText}, ResultKind: kText, Strict: true, Volatile: true, Eval: setting})
+	r.Add(&Func{Name: "current_setting", Params: []types.Kind{kText, kBool}, ResultKind: kText, Volatile: true, Eval: func(ctx *Context, args []types.Datum) (types.Datum, error) {
+		if args[0].IsNull() {
+			return types.Null, nil
+		}
+		return setting(ctx, args)
+	}})
 	text("current_user", func(c *Context) string {
 		if c == nil {
 			return ""

@@ -181,27 +181,7 @@ func rewriteCatalog(sqlText, schema string, objects []TableInfo) (string, error)
 			}
 			continue
 		}
-		// generate_series(...) alias -> generate_series(...) alias(alias):
-		// PostgreSQL lets the alias of a one-column function stand for its
-		// column.
-		if n, _ := t.identName(); n == "generate_series" || strings.HasSuffix(t.text, ".generate_series") {
-			p := nextSolid(toks, i+1)
-			if p >= len(toks) || toks[p].text != "(" {
-				continue
-			}
-			end := matchParen(toks, p)
-			a := nextSolid(toks, end+1)
-			if isIdent(a, "as") {
-				a = nextSolid(toks, a+1)
-			}
-			if a < len(toks) && toks[a].kind == tokIdent && !isKeyword(toks[a].text) {
-				if n := nextSolid(toks, a+1); n >= len(toks) || toks[n].text != "(" {
-					// s(s): the column is named like the alias; an
-					// index by it must be an integer, not the row.
-					toks[a].text = toks[a].text + "(" + toks[a].text + ")"
-				}
-			}
-		}
+		aliasSeriesColumn(toks, i)
 	}
 	return regexLiterals(join(toks)), nil
 }
@@ -210,7 +190,7 @@ func rewriteCatalog(sqlText, schema string, objects []TableInfo) (string, error)
 // rather than an alias.
 func isKeyword(s string) bool {
 	switch strings.ToLower(s) {
-	case "where", "join", "left", "right", "inner", "outer", "cross", "full", "on", "group", "order", "limit", "union", "natural", "using", "having", "window", "offset", "except", "intersect":
+	case "where", "join", "left", "right", "inner", "outer", "cross", "full", "on", "group", "order", "limit", "union", "natural", "using", "having", "window", "offset", "except", "intersect", "with":
 		return true
 	}
 	return false

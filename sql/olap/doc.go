@@ -41,7 +41,10 @@
 //     resolve; CTEs shadow input names as usual.
 //  3. The statement is prepared; anything but a single SELECT or EXPLAIN is
 //     refused (0A000). Division is guarded ([division-by-zero]). It runs
-//     with the context: cancelling it interrupts DuckDB (57014). Result
+//     with the context: cancelling it interrupts DuckDB (57014), and so does
+//     cancelling it while its inputs load (appenders look at the context
+//     every 4096 rows; a primary-key table's merge on read, which takes no
+//     context, is left to finish in the background and dropped). Result
 //     values are converted to Strata datums ([type-map]) and columns named
 //     as PostgreSQL names them ([column-names]). QueryOptions.Params bind
 //     $1..$n.
@@ -169,13 +172,37 @@
 //
 // # Errors [error-map]
 //
-// Every error is a *sqlerr.Error. DuckDB's errors keep their message
-// without the "<Kind> Error: " prefix and the echo of the statement, and
-// get a SQLSTATE from their kind and text: parser errors 42601, unknown
-// columns 42703, unknown tables 42P01, unknown functions 42883, GROUP BY
-// errors 42803, division by zero 22012, interrupts 57014, out of range
-// 22003, conversion 22P02, permission (external access) 42501, other binder
-// errors 42000, anything else XX000.
+// Every error is a *sqlerr.Error. DuckDB's errors lose the "<Kind> Error: "
+// prefix and the echo of the statement, and get a SQLSTATE from their kind
+// and text: parser errors 42601, unknown columns 42703, unknown tables
+// 42P01, unknown functions 42883, GROUP BY errors 42803, division by zero
+// 22012, interrupts 57014, out of range 22003, conversion 22P02,
+// permission (external access) 42501, other binder errors 42000, anything
+// else XX000. A client sees PostgreSQL's words, never DuckDB's
+// (pgmessages.go): each family of messages PostgreSQL also has is said
+// as PostgreSQL says it, with its SQLSTATE and hint ("Referenced column
+// "x" not found in FROM clause! Candidate bindings: ..." is
+// `column "x" does not exist` with the hint `Perhaps you meant to
+// reference the column "y".`; "No function matches ... '+(VARCHAR,
+// INTEGER_LITERAL)'" is `operator does not exist: text + integer`;
+// "Could not convert string 'a' to INT32" is `invalid input syntax for
+// type integer: "a"`; "Overflow in multiplication of INT64" is `bigint out
+// of range`). Other messages keep their first line with DuckDB's type
+// names replaced by PostgreSQL's (VARCHAR is text, HUGEINT numeric);
+// DuckDB's suggestions (candidate function lists, "Did you mean" with
+// DuckDB's own function names) are dropped. The DuckDB error stays the
+// cause, so BeyondEngine still tells the values DuckDB cannot hold.
+//
+// # generate_series [series]
+//
+// A SELECT that reads no table but calls generate_series in FROM runs here
+// with no inputs (the session's engine routes it so): DuckDB streams the
+// series through the query in bounded memory and stops it when the
+// context ends, where a batch executor would hold every row. The text is
+// rewritten so the series means what it means in PostgreSQL
+// (seriesAsPostgres): an alias s of the call names its column (s(s)), and
+// a series over integer literals that fit an integer is of type integer
+// (DuckDB's is bigint), by wrapping the call in a subquery that casts it.
 //
 // # Lookup tables [lookup]
 //

@@ -265,7 +265,7 @@ func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string,
 	if err != nil {
 		return err
 	}
-	rewritten = regexLiterals(rewritten)
+	rewritten = seriesAsPostgres(regexLiterals(rewritten))
 	entries := make([]*entry, len(inputs))
 	defer func() {
 		for _, en := range entries {

@@ -522,10 +522,10 @@ func TestMapError(t *testing.T) {
 		out  string
 	}{
 		{duck.ErrorTypeDivideByZero, "Divide by Zero Error: division by zero", sqlerr.DivisionByZero, "division by zero"},
-		{duck.ErrorTypeBinder, "Binder Error: Referenced column \"x\" not found in FROM clause!\n\nLINE 1: select x\n       ^", sqlerr.UndefinedColumn, "Referenced column \"x\" not found in FROM clause!"},
-		{duck.ErrorTypeCatalog, "Catalog Error: Table with name t does not exist!", sqlerr.UndefinedTable, "Table with name t does not exist!"},
+		{duck.ErrorTypeBinder, "Binder Error: Referenced column \"x\" not found in FROM clause!\n\nLINE 1: select x\n       ^", sqlerr.UndefinedColumn, "column \"x\" does not exist"},
+		{duck.ErrorTypeCatalog, "Catalog Error: Table with name t does not exist!", sqlerr.UndefinedTable, "relation \"t\" does not exist"},
 		{duck.ErrorTypeParser, "Parser Error: syntax error at or near \"x\"", sqlerr.SyntaxError, "syntax error at or near \"x\""},
-		{duck.ErrorTypeInterrupt, "INTERRUPT Error: Interrupted!", sqlerr.QueryCanceled, "Interrupted!"},
+		{duck.ErrorTypeInterrupt, "INTERRUPT Error: Interrupted!", sqlerr.QueryCanceled, "Interrupted"},
 		{duck.ErrorTypeExecutor, "Executor Error: boom", sqlerr.InternalError, "boom"},
 	}
 	for _, c := range cases {

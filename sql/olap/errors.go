@@ -93,9 +93,28 @@ func mapError(err error) error {
 	if i := strings.Index(msg, "\n\nLINE "); i >= 0 {
 		msg = msg[:i] // DuckDB's echo of the statement with a caret
 	}
-	out := sqlerr.Wrap(code, err)
-	out.Message = strings.TrimSpace(msg)
+	pm, _ := translate(strings.TrimSpace(msg), code)
+	out := sqlerr.Wrap(pm.code, err)
+	out.Message, out.Hint, out.Detail = pm.message, pm.hint, pm.detail
 	return out
+}
+
+// BeyondEngine reports whether err is DuckDB refusing values it cannot
+// hold: NUMERIC NaN or infinities, more than 38 digits (0A000 from
+// loading), or a sum overflowing its 128-bit integers. The message the
+// client sees is PostgreSQL's; DuckDB's own is read from the cause.
+func BeyondEngine(err error) bool {
+	if err == nil {
+		return false
+	}
+	if sqlerr.Code(err) == sqlerr.FeatureNotSupported && strings.Contains(err.Error(), "OLAP engine") {
+		return true
+	}
+	var de *duck.Error
+	if !errors.As(err, &de) {
+		return false
+	}
+	return strings.Contains(de.Msg, "Overflow in HUGEINT") || strings.Contains(de.Msg, "HUGEINT is out of range")
 }
 
 // canceled turns any error of a statement whose context ended into 57014

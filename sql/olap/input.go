@@ -16,6 +16,7 @@ import (
 	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/manifest"
+	"github.com/stratadb/strata/table/record"
 	"github.com/stratadb/strata/table/scan"
 	"github.com/stratadb/strata/table/schema"
 	"github.com/stratadb/strata/table/snapshot"
@@ -60,7 +61,10 @@ func (e *Engine) acquireInput(ctx context.Context, in Input) (*entry, error) {
 		}
 		var rows []types.Row
 		if sn != nil {
-			kvs, err := scan.ReadKVs(st, sn, sc)
+			kvs, err := readKVs(ctx, st, sn, sc)
+			if isContextErr(err) {
+				return 0, nil, err
+			}
 			if err != nil {
 				return 0, nil, storeError(fmt.Errorf("table %s at epoch %d: %w", in.Name, in.Epoch, err))
 			}
@@ -487,4 +491,26 @@ func eachFile(ctx context.Context, live []manifest.Entry, fn func(manifest.Entry
 		return err
 	}
 	return errors.Join(errs...)
+}
+
+// readKVs is scan.ReadKVs (the merge on read of a whole snapshot), given up
+// as soon as ctx ends: the read takes no context, so a canceled query
+// (a cancel request, statement_timeout) returns at once and the read,
+// left running, finishes on its own and is dropped.
+func readKVs(ctx context.Context, st *store.Store, sn *snapshot.Snapshot, sc *schema.Schema) ([]record.KV, error) {
+	type result struct {
+		kvs []record.KV
+		err error
+	}
+	done := make(chan result, 1) // never blocks the read
+	go func() {
+		kvs, err := scan.ReadKVs(st, sn, sc)
+		done <- result{kvs, err}
+	}()
+	select {
+	case r := <-done:
+		return r.kvs, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }

@@ -192,8 +192,8 @@ Indexes:
 	}
 	for cmd, want := range map[string]string{
 		"SELECT 1/0":                        "ERROR:  22012: division by zero",
-		"SELECT nope FROM dev.accounts":     "ERROR:  42703: Referenced column \"nope\" not found in FROM clause!",
-		"SELECT * FROM missing":             "ERROR:  42P01: Table with name missing does not exist!",
+		"SELECT nope FROM dev.accounts":     "ERROR:  42703: column \"nope\" does not exist\nHINT:  Perhaps you meant to reference the column \"name\".",
+		"SELECT * FROM missing":             "ERROR:  42P01: relation \"missing\" does not exist",
 		"SELECT count(*) FROM dev.accounts": "count",
 	} {
 		out, _ := exec.Command(psql, "-X", "-v", "VERBOSITY=verbose", "-h", host, "-p", port, "-U", "root", "-d", "dev", "-c", cmd).CombinedOutput()

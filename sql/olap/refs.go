@@ -18,30 +18,44 @@ import (
 // the statement text at the position DuckDB reports. Syntax errors are
 // 42601; a text that is not one SELECT is 0A000.
 func (e *Engine) ReferencedTables(ctx context.Context, sqlText string) ([]string, error) {
+	tables, _, err := e.References(ctx, sqlText)
+	return tables, err
+}
+
+// References returns what ReferencedTables returns, and the lower-case
+// names of the table functions sqlText calls in FROM clauses
+// (generate_series), without repeats.
+func (e *Engine) References(ctx context.Context, sqlText string) (tables, functions []string, err error) {
 	sqlText = unwrapLookup(sqlText)
 	var tree string
 	if err := e.db.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sqlText).Scan(&tree); err != nil {
-		return nil, mapError(err)
+		return nil, nil, mapError(err)
 	}
 	dec := json.NewDecoder(strings.NewReader(tree))
 	dec.UseNumber()
 	var root map[string]any
 	if err := dec.Decode(&root); err != nil {
-		return nil, sqlerr.Wrap(sqlerr.InternalError, err)
+		return nil, nil, sqlerr.Wrap(sqlerr.InternalError, err)
 	}
 	if failed, _ := root["error"].(bool); failed {
 		msg, _ := root["error_message"].(string)
 		if typ, _ := root["error_type"].(string); typ == "parser" {
-			return nil, sqlerr.New(sqlerr.SyntaxError, "%s", msg)
+			pm, _ := translate(msg, sqlerr.SyntaxError)
+			return nil, nil, &sqlerr.Error{Code: pm.code, Message: pm.message, Hint: pm.hint, Detail: pm.detail}
 		}
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "only SELECT runs on the OLAP engine: %s", msg)
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "only SELECT runs on the OLAP engine: %s", msg)
 	}
 	if stmts, _ := root["statements"].([]any); len(stmts) != 1 {
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "the OLAP engine runs one statement at a time")
+		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported, "the OLAP engine runs one statement at a time")
 	}
 	var refs []tableRef
 	ctes := map[string]bool{}
-	collectRefs(root, &refs, ctes)
+	fns := map[string]bool{}
+	collectRefs(root, &refs, ctes, fns)
+	for f := range fns {
+		functions = append(functions, f)
+	}
+	sort.Strings(functions)
 	sort.SliceStable(refs, func(i, j int) bool { return uint(refs[i].pos) < uint(refs[j].pos) }) // text order; unknown (-1) last
 	var out []string
 	seen := map[string]bool{}
@@ -55,7 +69,7 @@ func (e *Engine) ReferencedTables(ctx context.Context, sqlText string) ([]string
 			out = append(out, name)
 		}
 	}
-	return out, nil
+	return out, functions, nil
 }
 
 // tableRef is one BASE_TABLE node of a DuckDB syntax tree.
@@ -64,7 +78,7 @@ type tableRef struct {
 	pos                    int // byte offset of the name in the text, -1 if unknown
 }
 
-func collectRefs(v any, refs *[]tableRef, ctes map[string]bool) {
+func collectRefs(v any, refs *[]tableRef, ctes, functions map[string]bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		if x["type"] == "BASE_TABLE" {
@@ -79,6 +93,13 @@ func collectRefs(v any, refs *[]tableRef, ctes map[string]bool) {
 			}
 			*refs = append(*refs, r)
 		}
+		if x["type"] == "TABLE_FUNCTION" {
+			if f, ok := x["function"].(map[string]any); ok {
+				if n, ok := f["function_name"].(string); ok {
+					functions[strings.ToLower(n)] = true
+				}
+			}
+		}
 		if m, ok := x["cte_map"].(map[string]any); ok {
 			if entries, ok := m["map"].([]any); ok {
 				for _, en := range entries {
@@ -91,11 +112,11 @@ func collectRefs(v any, refs *[]tableRef, ctes map[string]bool) {
 			}
 		}
 		for _, c := range x {
-			collectRefs(c, refs, ctes)
+			collectRefs(c, refs, ctes, functions)
 		}
 	case []any:
 		for _, c := range x {
-			collectRefs(c, refs, ctes)
+			collectRefs(c, refs, ctes, functions)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	duck "github.com/duckdb/duckdb-go/v2"
 
@@ -71,7 +72,7 @@ func describeSelect(ctx context.Context, conn *sql.Conn, sqlText string) ([]Colu
 			}
 			c, err := newResultColumn(duckTypeName(ti))
 			if err != nil {
-				return sqlerr.Wrap(sqlerr.FeatureNotSupported, fmt.Errorf("result column %q: %w", name, err))
+				return unreturnableColumn(name, duckTypeName(ti), err)
 			}
 			cols = append(cols, Column{Name: pgColumnName(name), Type: c.typ})
 			duckNames = append(duckNames, name)
@@ -157,7 +158,7 @@ func readRows(ctx context.Context, rows driver.Rows, maxRows int) (*Result, erro
 	for i, n := range names {
 		c, err := newResultColumn(tn.ColumnTypeDatabaseTypeName(i))
 		if err != nil {
-			return nil, sqlerr.Wrap(sqlerr.FeatureNotSupported, fmt.Errorf("result column %q: %w", n, err))
+			return nil, unreturnableColumn(n, tn.ColumnTypeDatabaseTypeName(i), err)
 		}
 		conv[i] = c
 		res.Columns[i] = Column{Name: pgColumnName(n), Type: c.typ}
@@ -187,4 +188,14 @@ func readRows(ctx context.Context, rows driver.Rows, maxRows int) (*Result, erro
 		res.Rows = append(res.Rows, row)
 	}
 	return res, nil
+}
+
+// unreturnableColumn is the 0A000 error for a result column of a type
+// Strata has no equivalent for (a struct, a map), named as PostgreSQL
+// would name it.
+func unreturnableColumn(name, duckType string, cause error) error {
+	e := sqlerr.Wrap(sqlerr.FeatureNotSupported, cause)
+	e.Message = fmt.Sprintf("column %q has type %s, which Strata cannot return", pgColumnName(name), strings.ToLower(pgTypeWords(duckType)))
+	e.Hint = "Cast the column to text or to a scalar type."
+	return e
 }

@@ -1,0 +1,86 @@
+package olap
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/table/fileio"
+)
+
+// duckWords are words of DuckDB's messages a PostgreSQL client should
+// never see.
+var duckWords = regexp.MustCompile(`(?i)duckdb|binder error|catalog error|parser error|candidate (functions|bindings|tables)|did you mean|hugeint|varchar|string_literal|integer_literal|\bint(16|32|64|128)\b|any_value|!$`)
+
+func TestErrorsSpeakPostgres(t *testing.T) {
+	e := newEngine(t)
+	tb := accounts(t, fileio.NewMem(), "wh/dev/accounts")
+	in := []Input{{Name: "accounts", Table: tb, Epoch: 1}}
+	cases := []struct{ sql, code, msg, hint string }{
+		{"SELECT nosuch FROM accounts", sqlerr.UndefinedColumn, `column "nosuch" does not exist`, `Perhaps you meant to reference the column "name".`},
+		{"SELECT accounts.nosuch FROM accounts", sqlerr.UndefinedColumn, `column accounts.nosuch does not exist`, ""},
+		{"SELECT x.id FROM accounts", sqlerr.UndefinedTable, `missing FROM-clause entry for table "x"`, ""},
+		{"SELECT nosuchfn(id) FROM accounts", sqlerr.UndefinedFunction, `function nosuchfn does not exist`, noFunctionHint},
+		{"SELECT row_number() FROM accounts", sqlerr.WrongObjectType, `window function row_number requires an OVER clause`, ""},
+		{"SELECT id, count(*) FROM accounts", sqlerr.GroupingError, `column "id" must appear in the GROUP BY clause or be used in an aggregate function`, ""},
+		{"SELECT name + 1 FROM accounts", sqlerr.UndefinedFunction, `operator does not exist: text + integer`, noOperatorHint},
+		{"SELECT sum(name) FROM accounts", sqlerr.UndefinedFunction, `function sum(text) does not exist`, noFunctionHint},
+		{"SELECT id FROM accounts WHERE id IN (SELECT name FROM accounts)", sqlerr.UndefinedFunction, `operator does not exist: bigint = text`, noOperatorHint},
+		{"SELECT CAST(name AS INT) FROM accounts", sqlerr.InvalidTextRepresentation, `invalid input syntax for type integer: "bob"`, ""},
+		{"SELECT CAST(name AS numeric) FROM accounts", sqlerr.InvalidTextRepresentation, `invalid input syntax for type numeric: "bob"`, ""},
+		{"SELECT 'x'::uuid", sqlerr.InvalidTextRepresentation, `invalid input syntax for type uuid: "x"`, ""},
+		{"SELECT CAST(name AS date) FROM accounts", sqlerr.InvalidDatetimeFormat, `invalid input syntax for type date: "bob"`, ""},
+		{"SELECT id * 9223372036854775807 FROM accounts", sqlerr.NumericValueOutOfRange, "bigint out of range", ""},
+		{"SELECT 99999999999::int", sqlerr.NumericValueOutOfRange, "integer out of range", ""},
+		{"SELECT 123.45::numeric(3,1)", sqlerr.NumericValueOutOfRange, "numeric field overflow", ""},
+		{"SELECT * FROM accounts a JOIN accounts b ON id = id", sqlerr.AmbiguousColumn, `column reference "id" is ambiguous`, ""},
+		{"SELECT id::date FROM accounts", "42846", "cannot cast type bigint to date", ""},
+		{"SELECT * FROM accounts ORDER BY 5", sqlerr.InvalidColumnReference, "ORDER BY position is not in select list", "The select list has 3 columns."},
+		{"SELECT * FROM accounts WHERE id = (SELECT id FROM accounts)", sqlerr.CardinalityViolation, "more than one row returned by a subquery used as an expression", ""},
+		{"SELECT id FROM accounts UNION SELECT name, id FROM accounts", sqlerr.SyntaxError, "each UNION, INTERSECT or EXCEPT query must have the same number of columns", ""},
+		{"SELECT * FROM accounts WHERE count(*) > 1", sqlerr.GroupingError, "aggregate functions are not allowed in WHERE", ""},
+		{"SELECT * FROM accounts NATURAL JOIN nosuch", sqlerr.UndefinedTable, `relation "nosuch" does not exist`, ""},
+		{"SELECT '1'::int + 'a'", sqlerr.AmbiguousFunction, "operator is not unique: integer + unknown", "Could not choose a best candidate operator. You might need to add explicit type casts."},
+		{"SELECT 'a' ~ '('", sqlerr.InvalidRegularExpression, "invalid regular expression: missing )", ""},
+		{"SELECT {'a': 1}", sqlerr.FeatureNotSupported, `column "struct_pack" has type struct("a" integer), which Strata cannot return`, "Cast the column to text or to a scalar type."},
+		{"SELECT '{'::json", sqlerr.InvalidTextRepresentation, "invalid input syntax for type json", ""},
+		{"SELECT * FROM accounts LIMIT -1", "2201W", "LIMIT and OFFSET must not be negative", ""},
+		{"SELECT coalesce(id, DATE '2020-01-01') FROM accounts", sqlerr.DatatypeMismatch, "COALESCE types bigint and date cannot be matched", ""},
+		{"SELECT 'a'::int[]", sqlerr.InvalidTextRepresentation, `invalid input syntax for type integer[]: "a"`, ""},
+		{"SELECT id FROM accounts GROUP BY 5", sqlerr.InvalidColumnReference, "GROUP BY position is not in select list", "The select list has 1 columns."},
+		{"SELECT * FROM accounts a JOIN accounts b USING (nosuch)", sqlerr.UndefinedColumn, `column "nosuch" specified in USING clause does not exist in left table`, ""},
+		{"SELECT * FROM accounts FOR UPDATE", sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE and FOR SHARE are not supported", "Every read sees one consistent version of committed epochs and locks nothing; drop the locking clause."},
+	}
+	for _, c := range cases {
+		_, err := e.Query(context.Background(), in, c.sql, QueryOptions{})
+		se := sqlerr.From(err)
+		if se == nil {
+			t.Errorf("%s: no error", c.sql)
+			continue
+		}
+		if se.Code != c.code || se.Message != c.msg || se.Hint != c.hint {
+			t.Errorf("%s:\n got %s %q hint %q\nwant %s %q hint %q", c.sql, se.Code, se.Message, se.Hint, c.code, c.msg, c.hint)
+		}
+		for _, s := range []string{se.Message, se.Hint, se.Detail} {
+			if duckWords.MatchString(s) || strings.Contains(s, "\n") {
+				t.Errorf("%s: DuckDB's wording reaches the client: %q", c.sql, s)
+			}
+		}
+	}
+}
+
+func TestPgTypeName(t *testing.T) {
+	for in, want := range map[string]string{
+		"VARCHAR": "text", "DECIMAL(10,2)": "numeric(10,2)", "VARCHAR[]": "text[]", "HUGEINT": "numeric",
+		"TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "STRING_LITERAL": "unknown", "STRUCT": "struct",
+	} {
+		if got := pgTypeName(in); got != want {
+			t.Errorf("pgTypeName(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if got := pgTypeWords("cannot add VARCHAR and HUGEINT[] values"); got != "cannot add text and numeric[] values" {
+		t.Errorf("pgTypeWords: %s", got)
+	}
+}
