@@ -205,7 +205,9 @@ func deleteKeys(ctx context.Context, conn *sql.Conn, name string, sc *schema.Sch
 	var on []string
 	for j, c := range idx {
 		kcols[j] = cols[c]
-		on = append(on, "t."+quoteIdent(cols[c].name)+" = d."+quoteIdent(cols[c].name))
+		// Key columns may hold NULL (views keyed by all their columns,
+		// schema.OptionNullableKey): NULL must match NULL.
+		on = append(on, "t."+quoteIdent(cols[c].name)+" IS NOT DISTINCT FROM d."+quoteIdent(cols[c].name))
 	}
 	dname := name + "_keys"
 	qd := dataSchema + "." + quoteIdent(dname)
