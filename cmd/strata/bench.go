@@ -120,7 +120,7 @@ func newBenchPipelineCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&cfg.Duration, "duration", 0, "how long each run lasts (default 5s)")
 	cmd.Flags().DurationVar(&cfg.Interval, "interval", 0, "checkpoint interval of the checkpointed run (default 1s)")
 	cmd.Flags().Int64Var(&cfg.RowsPerEpoch, "rows-per-epoch", 0, "rows each source subtask emits per epoch (default 5000000)")
-	cmd.Flags().IntVar(&cfg.Parallelism, "parallelism", 0, "source subtasks of the keyed pipeline, and counting subtasks (at least 2) (default 1)")
+	cmd.Flags().IntVar(&cfg.Parallelism, "parallelism", 0, "source subtasks of the keyed pipeline, and counting subtasks (at least 2) (default: one per core, GOMAXPROCS)")
 	return cmd
 }
 

@@ -46,15 +46,20 @@ func BenchmarkPipeline(b *testing.B) {
 
 // BenchmarkPipelineRun runs each of Pipeline's jobs alone for three
 // seconds, for profiling one of them (-cpuprofile); run with
-// -benchtime=1x.
+// -benchtime=1x. The keyed pipeline runs with its default parallelism (one
+// source and one counting subtask per core, at least two counting
+// subtasks) and, in the cases ending in -p1, with one source subtask.
 func BenchmarkPipelineRun(b *testing.B) {
 	for _, c := range []struct {
 		name         string
 		interval     time.Duration
 		genOnly      bool
 		rowsPerEpoch int64
-	}{{"generator", 0, false, 0}, {"generator-job", 0, true, 0}, {"no-checkpoint", 0, false, 0},
-		{"no-checkpoint-epochs-of-1M", 0, false, 1000000}, {"checkpoint-1s", time.Second, false, 0}} {
+		parallelism  int
+	}{{"generator", 0, false, 0, 0}, {"generator-job", 0, true, 0, 0},
+		{"no-checkpoint", 0, false, 0, 0}, {"no-checkpoint-p1", 0, false, 0, 1},
+		{"no-checkpoint-epochs-of-1M", 0, false, 1000000, 0},
+		{"checkpoint-1s", time.Second, false, 0, 0}, {"checkpoint-1s-p1", time.Second, false, 0, 1}} {
 		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
 				if c.name == "generator" {
@@ -68,7 +73,8 @@ func BenchmarkPipelineRun(b *testing.B) {
 					b.ReportMetric(r.gcShare, "gc-share")
 					continue
 				}
-				r, err := runPipeline(context.Background(), PipelineConfig{Dir: b.TempDir(), Duration: 3 * time.Second},
+				cfg := PipelineConfig{Dir: b.TempDir(), Duration: 3 * time.Second, Parallelism: c.parallelism}
+				r, err := runPipeline(context.Background(), cfg,
 					pipelineGenerator(PipelineConfig{RowsPerEpoch: c.rowsPerEpoch}), c.interval, c.genOnly)
 				if err != nil {
 					b.Fatal(err)

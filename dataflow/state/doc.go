@@ -14,9 +14,11 @@
 // and a later rescale can hand whole groups to other subtasks.
 //
 // HashKeys computes the same hashes for a whole chunk (the exchange's
-// path); it must agree with Hash64 of EncodeKey on every row, since key
-// groups are persisted in checkpoints, which record the hash's version
-// (KeyGroupHash).
+// path), and HashInt64Key for one value of a key of one 8-byte integer
+// column (Int64Keys), small enough for the exchange to inline into its
+// routing loop; both must agree with Hash64 of EncodeKey on every row,
+// since key groups are persisted in checkpoints, which record the hash's
+// version (KeyGroupHash).
 //
 // Every entry is stored under a namespace and a user key:
 //

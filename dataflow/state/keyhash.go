@@ -123,10 +123,8 @@ func appendIntKey(b []byte, null bool, x int64, w int) []byte {
 // nullKeyHash is Hash64 of a NULL's key, the one byte keyNullMarker.
 var nullKeyHash = Hash64([]byte{keyNullMarker})
 
-// hashInt64Keys sets h[r] to Hash64 of the 9-byte key of ints[r]: the
-// first word is the marker and the value's seven high bytes, big-endian,
-// which is the byte-reversed value shifted up past the marker; the second
-// is the value's low byte.
+// hashInt64Keys sets h[r] to Hash64 of the 9-byte key of ints[r]
+// (HashInt64Key), or of a NULL's key.
 func hashInt64Keys(h []uint64, nulls []bool, ints []int64) {
 	nulls, ints = nulls[:len(h)], ints[:len(h)]
 	for r := range h {
@@ -134,10 +132,35 @@ func hashInt64Keys(h []uint64, nulls []bool, ints []int64) {
 			h[r] = nullKeyHash
 			continue
 		}
-		v := bits.ReverseBytes64(uint64(ints[r]) ^ (1 << 63))
-		x := mixWord(9, keyNotNullMarker|v<<8)
-		h[r] = fmix64(mixWord(x, v>>56))
+		h[r] = HashInt64Key(ints[r])
 	}
+}
+
+// HashInt64Key returns Hash64 of the key encoding of the non-NULL value x
+// of an 8-byte integer key column (BIGINT, TIME, TIMESTAMP, TIMESTAMPTZ):
+// the hash HashKeys gives its row. The 9-byte key makes two words: the
+// first is the marker and the value's seven high bytes, big-endian, which
+// is the byte-reversed value shifted up past the marker; the second is the
+// value's low byte. It is small enough to inline, so that a caller can
+// hash and use the hash in one loop (the exchange routes rows so).
+func HashInt64Key(x int64) uint64 {
+	v := bits.ReverseBytes64(uint64(x) ^ (1 << 63))
+	return fmix64(mixWord(mixWord(9, keyNotNullMarker|v<<8), v>>56))
+}
+
+// Int64Keys returns the values of c's key column when the key (cols, ts,
+// as for HashKeys) is one 8-byte integer column read from Vector.Ints,
+// whose non-NULL rows HashInt64Key hashes, and false otherwise. The caller
+// checks the column's NULLs.
+func Int64Keys(c *types.Chunk, cols []int, ts []types.Type) ([]int64, bool) {
+	if len(cols) != 1 || fixedKeyWidth(ts[0].Kind) != 8 {
+		return nil, false
+	}
+	v, n := &c.Cols[cols[0]], c.Len()
+	if v.Type.Kind != ts[0].Kind || len(v.Ints) != n {
+		return nil, false
+	}
+	return v.Ints[:n], true
 }
 
 // hashInt32Keys sets h[r] to Hash64 of the 5-byte key of ints[r] (INTEGER,

@@ -119,3 +119,42 @@ func threadCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestInt64Keys: Int64Keys hands out the key column's integers exactly
+// for a key of one 8-byte integer column stored in Ints, and HashInt64Key
+// of each is Hash64 of its row's encoded key.
+func TestInt64Keys(t *testing.T) {
+	ts := []types.Type{types.Int64, types.Int32, types.Timestamp}
+	c := types.NewChunk(ts, 0)
+	for _, x := range []int64{math.MinInt64, -1, 0, 1, 1 << 40, math.MaxInt64} {
+		c.Append(types.Insert, types.Row{types.NewInt64(x), types.NewInt32(int32(x)), types.NewTimestamp(x)})
+	}
+	for _, tc := range []struct {
+		cols []int
+		ts   []types.Type
+		ok   bool
+	}{
+		{[]int{0}, []types.Type{types.Int64}, true},
+		{[]int{2}, []types.Type{types.Timestamp}, true},
+		{[]int{1}, []types.Type{types.Int32}, false},
+		{[]int{1}, []types.Type{types.Int64}, false},
+		{[]int{0, 2}, []types.Type{types.Int64, types.Timestamp}, false},
+	} {
+		keys, ok := Int64Keys(c, tc.cols, tc.ts)
+		if ok != tc.ok {
+			t.Fatalf("key %v %v: Int64Keys ok=%v", tc.cols, tc.ts, ok)
+		}
+		if !ok {
+			continue
+		}
+		if len(keys) != c.Len() {
+			t.Fatalf("key %v: %d keys for %d rows", tc.cols, len(keys), c.Len())
+		}
+		for r, k := range keys {
+			want := Hash64(types.EncodeKey(nil, c.Row(r), tc.cols, tc.ts))
+			if got := HashInt64Key(k); got != want {
+				t.Fatalf("key %v row %d: HashInt64Key %#x, Hash64 of the encoded key %#x", tc.cols, r, got, want)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
@@ -122,15 +123,20 @@ func TestSelectPooledMatchesChunkSelect(t *testing.T) {
 // TestSplitRoutesByKeyGroup: the exchange sends every row to the subtask
 // that owns its key's group (state.KeyGroupOf of the encoded key, then
 // state.SubtaskOf), in row order, with a power-of-two maximum parallelism
-// (the masked path) and another.
+// (the masked path) and another, to two and three targets; splitInt64,
+// which takes two targets and a power-of-two maximum, selects the same
+// rows as split, and declines the other edges and a key column with NULLs.
 func TestSplitRoutesByKeyGroup(t *testing.T) {
 	ts := []types.Type{types.Int64, types.Int64}
 	c := types.NewChunk(ts, 0)
 	for i := range 3000 {
 		c.Append(types.Insert, types.Row{types.NewInt64(int64(i*i) - 40000), types.NewInt64(int64(i))})
 	}
-	for _, maxPar := range []int{128, 1000} {
-		const targets = 3
+	withNull := types.NewChunk(ts, 0)
+	withNull.Append(types.Insert, types.Row{types.NewInt64(1), types.NewInt64(1)})
+	withNull.Append(types.Insert, types.Row{types.Null, types.NewInt64(2)})
+	for _, tc := range []struct{ maxPar, targets int }{{128, 3}, {1000, 3}, {128, 2}, {1000, 2}} {
+		maxPar, targets := tc.maxPar, tc.targets
 		o := &edgeOut{edge: graph.Edge{Partitioning: graph.Hash, KeyColumns: []int{0}, KeyTypes: ts[:1]}, maxPar: maxPar,
 			sel: make([][]int32, targets), route: make([]int32, maxPar)}
 		for g := range o.route {
@@ -142,20 +148,45 @@ func TestSplitRoutesByKeyGroup(t *testing.T) {
 		for tg, sel := range o.sel {
 			for j, r := range sel {
 				if j > 0 && sel[j-1] >= r {
-					t.Fatalf("max %d: target %d rows out of order: %v", maxPar, tg, sel[j-1:j+1])
+					t.Fatalf("max %d, %d targets: target %d rows out of order: %v", maxPar, targets, tg, sel[j-1:j+1])
 				}
 				key := types.EncodeKey(nil, c.Row(int(r)), []int{0}, ts[:1])
 				if want := state.SubtaskOf(state.KeyGroupOf(key, maxPar), maxPar, targets); want != tg {
-					t.Fatalf("max %d: row %d sent to %d, its key group belongs to %d", maxPar, r, tg, want)
+					t.Fatalf("max %d, %d targets: row %d sent to %d, its key group belongs to %d", maxPar, targets, r, tg, want)
 				}
 			}
 			if len(sel) == 0 {
-				t.Fatalf("max %d: no rows for target %d", maxPar, tg)
+				t.Fatalf("max %d, %d targets: no rows for target %d", maxPar, targets, tg)
 			}
 			seen += len(sel)
 		}
 		if seen != c.Len() {
-			t.Fatalf("max %d: %d rows routed of %d", maxPar, seen, c.Len())
+			t.Fatalf("max %d, %d targets: %d rows routed of %d", maxPar, targets, seen, c.Len())
+		}
+
+		want := make([][]int32, targets)
+		for tg := range o.sel {
+			want[tg] = slices.Clone(o.sel[tg])
+		}
+		o.facts = scan(c, o.facts)
+		fused := o.splitInt64(c)
+		if fused != (targets == 2 && maxPar == 128) {
+			t.Fatalf("max %d, %d targets: splitInt64 took the edge: %v", maxPar, targets, fused)
+		}
+		if fused && !slices.EqualFunc(o.sel, want, slices.Equal) {
+			t.Fatalf("max %d, %d targets: splitInt64 selected %v rows, split %v", maxPar, targets, lens(o.sel), lens(want))
+		}
+		o.facts = scan(withNull, o.facts)
+		if o.splitInt64(withNull) {
+			t.Fatalf("max %d, %d targets: splitInt64 took a key column with NULLs", maxPar, targets)
 		}
 	}
+}
+
+func lens(sel [][]int32) []int {
+	var n []int
+	for _, s := range sel {
+		n = append(n, len(s))
+	}
+	return n
 }

@@ -123,17 +123,61 @@ func (s *KeyedSum) load(k int64) (*accSlot, error) {
 // keeps into the cache.
 func (s *KeyedSum) BorrowsInput() bool { return true }
 
-// Process implements operator.Operator.
+// Process implements operator.Operator: countHits counts the rows whose
+// keys the table holds, and each key it stops at is loaded into the table
+// (from keyed state, or as a new accumulator) before it goes on.
 func (s *KeyedSum) Process(_ int, c *types.Chunk) error {
 	n := c.Len()
 	keys, vals, kinds := c.Cols[0].Ints[:n], c.Cols[1].Ints[:n], c.Kinds[:n]
-	for r, k := range keys {
-		a := s.cache.find(k)
-		if a == nil {
-			var err error
-			if a, err = s.load(k); err != nil {
-				return err
+	for r := s.countHits(keys, vals, kinds, 0); r < n; r = s.countHits(keys, vals, kinds, r) {
+		if _, err := s.load(keys[r]); err != nil {
+			return err
+		}
+	}
+	if s.Eager {
+		return s.OnEpoch(base.NoEpoch)
+	}
+	return nil
+}
+
+// countHits counts rows r0, r0+1, ... of (keys, vals, kinds) up to the
+// first whose key the table does not hold, and returns that row's index
+// (len(keys) when there is none).
+//
+// It is the per-row path, so it calls nothing: the table's slots, shift
+// and mask are locals (through s the compiler reloaded them for every
+// row, since the updates write memory), and the changed list has room for
+// every row before the loop, so that marking a key changed is a store and
+// no append. A call in the loop made the compiler keep the loop's slices
+// on the stack and reload them for every row. Once the table outgrows the
+// caches every row's probe misses them, and the fewer instructions a row
+// takes, the more rows' misses the processor keeps in flight at once.
+func (s *KeyedSum) countHits(keys, vals []int64, kinds []types.RowKind, r0 int) int {
+	slots, shift := s.cache.slots, s.cache.shift
+	if len(slots) == 0 {
+		return r0
+	}
+	mask := uint64(len(slots) - 1)
+	changed := slices.Grow(s.changed, len(keys)-r0)
+	nc := len(changed)
+	changed = changed[:cap(changed)]
+	vals, kinds = vals[:len(keys)], kinds[:len(keys)]
+	r := r0
+	for ; r < len(keys); r++ {
+		k := keys[r]
+		var a *accSlot
+		for i := (uint64(k) * fibonacci) >> (shift & 63); ; i = (i + 1) & mask {
+			sl := &slots[i]
+			if sl.flags&slotUsed == 0 {
+				break
 			}
+			if sl.key == k {
+				a = sl
+				break
+			}
+		}
+		if a == nil {
+			break
 		}
 		if kinds[r].IsRetract() {
 			a.sum -= vals[r]
@@ -142,16 +186,15 @@ func (s *KeyedSum) Process(_ int, c *types.Chunk) error {
 			a.sum += vals[r]
 			a.cnt++
 		}
-		if a.flags&slotChanged == 0 {
-			a.flags |= slotChanged
-			s.changed = append(s.changed, k)
+		f := a.flags
+		if f&slotChanged == 0 {
+			changed[nc] = k
+			nc++
 		}
-		a.flags |= slotDirty
+		a.flags = f | slotChanged | slotDirty
 	}
-	if s.Eager {
-		return s.OnEpoch(base.NoEpoch)
-	}
-	return nil
+	s.changed = changed[:nc]
+	return r
 }
 
 // OnEpoch implements operator.Operator: emit the epoch's changes.
