@@ -29,6 +29,11 @@ func TestAlignedCheckpointsBetweenTheSameEpochsOnEverySource(t *testing.T) {
 	fast := testkit.GeneratorConfig{Rows: 40000, RowsPerEpoch: 2000, ChunkSize: 64, Keys: 50, WithEpoch: true}
 	slow := testkit.GeneratorConfig{Rows: 4000, RowsPerEpoch: 200, ChunkSize: 20, Keys: 50, WithEpoch: true,
 		Pace: func() { time.Sleep(300 * time.Microsecond) }}
+	var completed, aborted atomic.Int32
+	// The sources wait at their end until ten checkpoints completed, so
+	// that a loaded machine cannot end the job before that.
+	fast.Hold = func() bool { return completed.Load() < 10 }
+	slow.Hold = fast.Hold
 	store := testkit.NewStore()
 	key := []types.Type{types.Int64}
 	job := &graph.Job{
@@ -47,7 +52,6 @@ func TestAlignedCheckpointsBetweenTheSameEpochsOnEverySource(t *testing.T) {
 			{From: "rec", To: "sink", Partitioning: graph.Forward},
 		},
 	}
-	var completed, aborted atomic.Int32
 	var lastAbort atomic.Value
 	opts := task.Options{
 		Policy: barrier.PolicyAligned, CheckpointInterval: 2 * time.Millisecond, TolerableFailures: 0,
