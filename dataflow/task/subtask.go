@@ -681,9 +681,10 @@ func (t *subtask) runSource() error {
 			}
 			continue
 		}
-		if t.trig != 0 && t.lastEpoch >= t.trigCut {
-			// A checkpoint barrier whose cut is reached goes out before
-			// anything else; the outputs have room now.
+		if t.a.cut != nil && t.trig != 0 && t.lastEpoch >= t.trigCut {
+			// Under the aligned policy a checkpoint barrier whose cut is
+			// reached goes out before the source's Next is called again
+			// (barrierCut); the outputs have room now.
 			id, mode := t.trig, t.trigMode
 			t.trig = 0
 			if err := t.trigger(id, mode); err != nil {
