@@ -259,6 +259,10 @@ type olapStatement struct {
 	q       *ddl.Query
 	plan    *engine.OLAPQuery
 	catalog bool
+	// text is the SQL the OLAP engine runs: the query's text, with its
+	// parameters cast to their types when DuckDB could not type them
+	// (olap.CastParams).
+	text string
 }
 
 // prepareOLAP prepares a query for the OLAP engine when it reads tables
@@ -285,12 +289,21 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 	}
 	// Parameters DuckDB leaves untyped take the type Strata's binder
 	// infers with Postgres's rules (a NUMERIC column compared with $1
-	// makes $1 NUMERIC), else text.
+	// makes $1 NUMERIC, $1 + 1 compared with an INTEGER column makes it
+	// INTEGER), else text.
 	var inferred []types.Type
-	if slices.ContainsFunc(params, func(t types.Type) bool { return t.Kind == types.KindUnknown }) {
+	untyped := slices.ContainsFunc(params, func(t types.Type) bool { return t.Kind == types.KindUnknown })
+	if untyped {
 		args := &engine.Args{Types: paramTypes, DryRun: true}
-		if _, err := s.describe(ctx, q, args); err == nil {
+		_, err := s.describe(ctx, q, args)
+		switch {
+		case err == nil:
 			inferred = args.Inferred
+		case sqlerr.Code(err) == sqlerr.IndeterminateDatatype:
+			// A parameter no context types ($1 IS NULL alone):
+			// neither DuckDB nor the binder has a type to
+			// describe, and Postgres refuses it the same way.
+			return nil, true, err
 		}
 	}
 	inferred = bareParams(inferred, paramTypes)
@@ -306,7 +319,32 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 		}
 	}
 	params = bareParams(params, paramTypes)
-	return &pgwire.Statement{SQL: text, Columns: olapColumns(cols), Params: params, Impl: &olapStatement{q: q, plan: plan}}, true, nil
+	run := q.QueryText
+	if untyped || slices.ContainsFunc(cols, func(c olap.Column) bool { return c.Type.Kind == types.KindUnknown }) {
+		// DuckDB could not type every parameter on its own: it then
+		// describes one column named "unknown" in place of the
+		// statement's columns ($1 + 1, $1 IS NULL). Describe and run
+		// the statement with its parameters cast to the types just
+		// chosen, so that every column is described and the rows
+		// have them.
+		typed := olap.CastParams(q.QueryText, params)
+		tcols, _, err := s.e.DescribeOLAP(ctx, plan, typed)
+		if err != nil && !engine.BeyondOLAP(err) {
+			return nil, true, err
+		}
+		if err == nil {
+			if len(tcols) == len(cols) {
+				// The same columns: keep the names DuckDB gave
+				// the text as written (a cast would name $1
+				// "varchar", PostgreSQL names it ?column?).
+				for i := range tcols {
+					tcols[i].Name = cols[i].Name
+				}
+			}
+			cols, run = tcols, typed
+		}
+	}
+	return &pgwire.Statement{SQL: text, Columns: olapColumns(cols), Params: params, Impl: &olapStatement{q: q, plan: plan, text: run}}, true, nil
 }
 
 func olapColumns(cols []olap.Column) []pgwire.Column {
@@ -334,7 +372,7 @@ func (s *Session) runOLAP(ctx context.Context, st *olapStatement, params []types
 		ep := base.Epoch(*st.q.AtEpoch)
 		spec.AtEpoch = &ep
 	}
-	res, epochs, err := s.e.RunOLAP(ctx, st.plan, st.q.QueryText, spec, s.loc, params)
+	res, epochs, err := s.e.RunOLAP(ctx, st.plan, st.text, spec, s.loc, params)
 	if err != nil && engine.BeyondOLAP(err) {
 		// Values DuckDB cannot hold (NUMERIC NaN, more than 38 digits):
 		// Strata's own executor reads them exactly.

@@ -29,6 +29,10 @@ type Binder struct {
 	// params holds the statement's parameters; nil when $n is not
 	// allowed (views, simple queries).
 	params *plan.Params
+	// contextual[i] is set once $i+1 occurs where a context could type
+	// it: anywhere but as the bare operand of IS [NOT] NULL
+	// ([param-typed-by-context]).
+	contextual []bool
 	// hint holds the target column types of an INSERT for its top query;
 	// set by BindInsertSource, taken by the first query bound.
 	hint []types.Type
@@ -104,9 +108,13 @@ func (b *Binder) atLoc(loc int32, err error) error {
 // context, as Postgres does: the other operand of an operator (WHERE k =
 // $1 gives $1 k's type, $1 + 1 INTEGER), a function's parameter, a cast's
 // target, a CASE or IN list's common type, BOOLEAN where a condition is
-// expected. A parameter that no context types becomes TEXT. After
-// BindQuery, Params.Types holds every parameter's type; a parameter
-// deduced with two different types is the error 42P08. Without
+// expected. A parameter in a place that asks no type of it (the select
+// list, a VALUES row, an operator whose other operand is untyped too)
+// becomes TEXT; one the statement does not use, or uses only as the
+// operand of IS [NOT] NULL, is the error 42P18 "could not determine data
+// type of parameter $n", as in Postgres. After BindQuery, Params.Types
+// holds every parameter's type; a parameter deduced with two different
+// types is the error 42P08. Without
 // WithParams, $n is the error 42P02 "there is no parameter $n".
 //
 // Example, a prepared statement run twice:
@@ -133,9 +141,13 @@ func (b *Binder) BindQuery(n *pg_query.Node) (plan.Node, error) {
 	}
 	if b.params != nil {
 		for i, t := range b.params.Types {
-			if t.Kind == types.KindUnknown {
-				b.params.Types[i] = types.Text
+			if t.Kind != types.KindUnknown {
+				continue
 			}
+			if i >= len(b.contextual) || !b.contextual[i] {
+				return nil, sqlerr.New(indeterminateParameter, "could not determine data type of parameter $%d", i+1)
+			}
+			b.params.Types[i] = types.Text
 		}
 	}
 	return p, nil

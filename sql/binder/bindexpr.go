@@ -105,7 +105,13 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec exprCtx) (expr.Expr, error) {
 		return b.fold(out, be.GetLocation())
 	case n.GetNullTest() != nil:
 		nt := n.GetNullTest()
-		arg, err := b.bindExpr(nt.GetArg(), ec)
+		var arg expr.Expr
+		var err error
+		if pr := nt.GetArg().GetParamRef(); pr != nil {
+			arg, err = b.bindParamOccurrence(pr)
+		} else {
+			arg, err = b.bindExpr(nt.GetArg(), ec)
+		}
 		if err != nil {
 			return nil, err
 		}

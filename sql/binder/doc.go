@@ -84,7 +84,16 @@
 // execution (the extended query protocol). An untyped parameter is an
 // unknown literal whose type the first context that needs one decides
 // (Postgres's parse_param.c: variable parameters); those no context types
-// are TEXT. A parameter is never folded. BindInsertSource binds an
+// are TEXT. A parameter is never folded.
+//
+// [param-typed-by-context]: a parameter needs at least one occurrence
+// where a context could type it. One the statement never uses, or uses
+// only as the bare operand of IS [NOT] NULL (which takes any type), has
+// no type to describe to the client and is the error 42P18 "could not
+// determine data type of parameter $n", as Postgres's exec_parse_message
+// refuses it; $1::text IS NULL or s = $1 OR $1 IS NULL give it one. Unlike
+// Postgres, the order of the occurrences does not matter: $1 IS NULL OR
+// s = $1 is TEXT too. BindInsertSource binds an
 // INSERT's query with the target columns' types as the context of its
 // untyped values and parameters (Postgres's transformInsertRow).
 package binder

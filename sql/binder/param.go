@@ -13,12 +13,26 @@ import (
 const (
 	undefinedParameter = "42P02" // there is no parameter $n
 	ambiguousParameter = "42P08" // inconsistent types deduced for parameter $n
+	// could not determine data type of parameter $n (postgres.c,
+	// exec_parse_message)
+	indeterminateParameter = sqlerr.IndeterminateDatatype
 )
 
 // bindParam binds $n to a plan.Param of the type declared or already
 // inferred for it; one still unknown behaves like an unknown literal until
 // a context coerces it (inferParam).
 func (b *Binder) bindParam(pr *pg_query.ParamRef) (expr.Expr, error) {
+	e, err := b.bindParamOccurrence(pr)
+	if err == nil {
+		b.contextual[pr.GetNumber()-1] = true
+	}
+	return e, err
+}
+
+// bindParamOccurrence binds $n as bindParam does, but as an occurrence no
+// context types: the bare operand of IS [NOT] NULL, which takes a value
+// of any type ([param-typed-by-context]).
+func (b *Binder) bindParamOccurrence(pr *pg_query.ParamRef) (expr.Expr, error) {
 	n := int(pr.GetNumber())
 	if b.params == nil || n < 1 {
 		return nil, b.errAt(pr.GetLocation(), undefinedParameter, "there is no parameter $%d", n)
@@ -28,6 +42,9 @@ func (b *Binder) bindParam(pr *pg_query.ParamRef) (expr.Expr, error) {
 	}
 	for len(b.params.Types) < n {
 		b.params.Types = append(b.params.Types, types.Unknown)
+	}
+	for len(b.contextual) < n {
+		b.contextual = append(b.contextual, false)
 	}
 	return &plan.Param{Index: n - 1, Typ: b.params.Types[n-1], Params: b.params}, nil
 }

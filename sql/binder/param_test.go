@@ -44,7 +44,11 @@ func TestParamInference(t *testing.T) {
 		{"SELECT CASE WHEN a > $1 THEN b ELSE $2 END FROM t", nil, "INTEGER TEXT"},
 		{"SELECT upper($1)", nil, "TEXT"},
 		{"SELECT a FROM t WHERE $1 IS NULL OR a = $1", nil, "INTEGER"},
-		{"SELECT a FROM t WHERE $2 IS NULL", nil, "TEXT TEXT"}, // $1 unused: TEXT
+		{"SELECT a FROM t WHERE b = $1 OR $1 IS NULL", nil, "TEXT"},
+		{"SELECT a FROM t WHERE a = $1 + 1", nil, "INTEGER"},
+		{"SELECT a FROM t WHERE $1::text IS NULL", nil, "TEXT"},
+		{"SELECT a FROM t WHERE $1 IS NULL", []types.Type{types.Int64}, "BIGINT"},
+		{"SELECT a, $1 FROM t WHERE $1 IS NULL", nil, "TEXT"},
 		{"SELECT date_time FROM bid WHERE date_time > $1", nil, "TIMESTAMP(3)"},
 		{"SELECT count(*) FROM bid WHERE price BETWEEN $1 AND $2", nil, "BIGINT BIGINT"},
 		// Declared types stand; the binder casts as for any expression.
@@ -76,6 +80,10 @@ func TestParamErrors(t *testing.T) {
 		{"SELECT a FROM t WHERE a = $1 AND b = $1", sqlerr.UndefinedFunction, "operator does not exist: =(text, integer)", 36},
 		// An occurrence bound while untyped and typed later must agree.
 		{"SELECT greatest($1, length($1))", "42P08", "inconsistent types deduced for parameter $1: text versus integer", 8},
+		// No context types the parameter: Postgres's 42P18.
+		{"SELECT a FROM t WHERE $1 IS NULL", "42P18", "could not determine data type of parameter $1", 0},
+		{"SELECT a FROM t WHERE $1 IS NOT NULL AND a = $2", "42P18", "could not determine data type of parameter $1", 0},
+		{"SELECT a FROM t WHERE $2 = 1", "42P18", "could not determine data type of parameter $1", 0},
 		{"SELECT a FROM t LIMIT $1", sqlerr.FeatureNotSupported, "LIMIT must be a constant", 23},
 		{"SELECT a FROM t OFFSET -1", "2201X", "OFFSET must not be negative", 24},
 		{"SELECT * FROM TUMBLE(bid, date_time, $1)", sqlerr.InvalidParameterValue, "window sizes of TUMBLE must be constant intervals", 15},

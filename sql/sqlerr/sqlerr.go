@@ -50,6 +50,7 @@ const (
 	DuplicateObject              = "42710"
 	AmbiguousColumn              = "42702"
 	AmbiguousFunction            = "42725"
+	IndeterminateDatatype        = "42P18"
 	GroupingError                = "42803"
 	InvalidColumnReference       = "42P10"
 	InvalidObjectDefinition      = "42P17"
