@@ -398,30 +398,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	}
 	t := catalog.Table{Name: name, Kind: catalog.KindView, Columns: cols, PrimaryKey: pk, Options: storeOpts, Query: query}
 	def := catalog.Job{Name: viewJobName(name), Kind: catalog.JobView, Reads: reads, Writes: []catalog.ObjectName{name}}
-	// The view starts at its inputs' present: their history up to the
-	// lowest epoch they all committed is the view's first epoch, so a new
-	// view over old tables does not replay every past epoch one by one.
-	var startAfter base.Epoch
-	for i, r := range reads {
-		tb, err := e.Table(r)
-		if err != nil {
-			return err
-		}
-		c, err := tb.CommittedEpoch()
-		if err != nil {
-			return err
-		}
-		if c == base.NoEpoch {
-			// A view created a moment ago has committed nothing yet; it
-			// will start after its own start epoch, and so can this one.
-			if j, err := cat.Job(viewJobName(r)); err == nil {
-				after, _ := strconv.ParseUint(j.Options[jobOptStartAfter], 10, 64)
-				c = base.Epoch(after)
-			}
-		}
-		if i == 0 || c < startAfter {
-			startAfter = c
-		}
+	startAfter, err := e.inputsPresent(ctx, reads)
+	if err != nil {
+		return err
 	}
 	def.Options = map[string]string{jobOptStartAfter: strconv.FormatUint(uint64(startAfter), 10)}
 	if tz != "" {
@@ -473,6 +452,50 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		return err
 	}
 	return e.startJob(ctx, cat, def)
+}
+
+// inputsPresent returns the epoch a new job reading reads starts after
+// (its start_after option): the lowest epoch its inputs have all
+// committed. Each input's history up to that epoch is backfilled into the
+// job's first epoch (tablesource.Config.StartAfter), so a new view over
+// old tables, or over tables whose long past changed nothing, does not
+// replay their epochs one commit at a time (engine doc, invariant
+// view-starts-present); this is RisingWave's "a new materialized view
+// starts from its inputs' current snapshot".
+//
+// An input that has committed nothing yet (a table or view created a
+// moment ago, whose writer has not closed an epoch) has no history before
+// the present, so it counts as committed up to the last epoch the clock
+// closed. Counting it as epoch 0 made a view over a new table start near
+// the server's first epoch and close every epoch since, one checkpoint
+// each, before it caught up. Whatever such an input commits later at an
+// epoch up to the returned one is still counted, once, into the job's
+// first epoch.
+func (e *Engine) inputsPresent(ctx context.Context, reads []catalog.ObjectName) (base.Epoch, error) {
+	var present base.Epoch
+	for i, r := range reads {
+		tb, err := e.Table(r)
+		if err != nil {
+			return 0, err
+		}
+		c, err := tb.CommittedEpoch()
+		if err != nil {
+			return 0, err
+		}
+		if c == base.NoEpoch {
+			cur, err := e.meta.CurrentEpoch(ctx)
+			if err != nil {
+				return 0, err
+			}
+			// The open epoch is not committed anywhere yet; the one
+			// before it is the last the clock closed.
+			c = max(cur.Epoch, 1) - 1
+		}
+		if i == 0 || c < present {
+			present = c
+		}
+	}
+	return present, nil
 }
 
 // withTable returns cat with t added, for building a job before t is

@@ -140,6 +140,14 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 	if committed, err = tb.CommittedEpoch(); err != nil {
 		return errors.Join(err, e.restoreDMLJob(context.WithoutCancel(ctx), into))
 	}
+	// Nor does it start behind its inputs' present (inputsPresent): a
+	// table created a moment ago has committed nothing, and a sink that
+	// started after epoch 0 would close every epoch since, one by one.
+	present, err := e.inputsPresent(ctx, reads)
+	if err != nil {
+		return errors.Join(err, e.restoreDMLJob(context.WithoutCancel(ctx), into))
+	}
+	committed = max(committed, present)
 	def.Options[jobOptStartAfter] = strconv.FormatUint(uint64(committed), 10)
 	if err := e.meta.DropJob(ctx, dml); err != nil && !errors.Is(err, base.ErrNotFound) {
 		return err
@@ -465,11 +473,9 @@ func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.Obje
 		return sqlerr.New(sqlerr.InvalidParameterValue, "sink %s: unknown connector %q (sinks to external systems: %s; CREATE SINK ... INTO table AS SELECT writes a table)",
 			name.Name, opts["connector"], externalSinkNames())
 	}
-	tb, err := e.Table(from)
-	if err != nil {
-		return err
-	}
-	committed, err := tb.CommittedEpoch()
+	// The sink starts at the relation's present, like a view
+	// (inputsPresent): the rows it has are the sink's first epoch.
+	committed, err := e.inputsPresent(ctx, []catalog.ObjectName{from})
 	if err != nil {
 		return err
 	}
