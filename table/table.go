@@ -1,7 +1,6 @@
 package table
 
 import (
-	"sync"
 	"time"
 
 	"fmt"
@@ -23,36 +22,6 @@ import (
 // streams it returns are not.
 type Table struct {
 	st *store.Store
-	// commits is closed and replaced after each commit through this
-	// handle (Changed).
-	commits struct {
-		sync.Mutex
-		ch chan struct{}
-	}
-}
-
-// Changed returns a channel that is closed when a commit through this
-// handle returns (whether or not it published anything), so that a reader
-// in the same process can wait for new snapshots instead of polling
-// (a stream's changelog reader, connector/tablesource). Commits through
-// other handles, or other processes, do not close it: such readers still
-// poll, at a longer interval.
-func (t *Table) Changed() <-chan struct{} {
-	t.commits.Lock()
-	defer t.commits.Unlock()
-	if t.commits.ch == nil {
-		t.commits.ch = make(chan struct{})
-	}
-	return t.commits.ch
-}
-
-func (t *Table) notifyCommit() {
-	t.commits.Lock()
-	if t.commits.ch != nil {
-		close(t.commits.ch)
-		t.commits.ch = nil
-	}
-	t.commits.Unlock()
 }
 
 // Create makes a new table at dir with schema 0 built from fields, the
@@ -107,7 +76,6 @@ func (t *Table) Commit(msgs []commit.Message) ([]base.SnapshotID, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer t.notifyCommit()
 	return commit.New(t.st, o.CommitRetries).Commit(msgs)
 }
 
@@ -228,7 +196,6 @@ func (t *Table) CreateTag(name string, id base.SnapshotID) error {
 
 // RollbackToTag makes tag name's content the table's latest version.
 func (t *Table) RollbackToTag(name, user string) (base.SnapshotID, error) {
-	defer t.notifyCommit()
 	return maintain.RollbackToTag(t.st, name, user)
 }
 

@@ -16,14 +16,6 @@
 // after the snapshots published before the epoch was marked committed have
 // been delivered.
 //
-// A caught-up source does not sleep: it returns an empty item and, as an
-// operator.Waker, lets the runtime wait for the next commit through the
-// same table handle (table.Table.Changed; the engine keeps one handle per
-// table, so its writers wake its readers) or for Config.Idle, 20 ms by
-// default, for commits made elsewhere. Polling the table every 5 ms, as it
-// did before, read its snapshot hint and committed epoch 200 times a
-// second per source.
-//
 // A job that reads several tables has a source per table; the operators
 // that join them align epoch barriers on all inputs, so their output for
 // epoch E waits until every input table has committed E.

@@ -25,10 +25,8 @@ type Config struct {
 	// UntilEpoch, when not zero, makes the source finish after closing
 	// that epoch (bounded reads, tests).
 	UntilEpoch base.Epoch
-	// Idle is how long the runtime waits, once the source has caught up,
-	// before it looks at the table again (default 20 ms) when no commit
-	// through the same table handle wakes it earlier (table.Changed,
-	// operator.Waker).
+	// Idle is how long Next waits when the table has nothing new (default
+	// 5 ms); Next never blocks longer.
 	Idle time.Duration
 	// StartAfter, when not zero, makes a fresh source (without restored
 	// state) count every change of epochs up to StartAfter into epoch
@@ -50,19 +48,13 @@ type Source struct {
 	// wait for their barriers; it is emitted after them. pos stays before
 	// it until then, so a checkpoint in between re-reads it on restore.
 	held *scan.Batch
-	// wake is the table's commit channel taken before the source last
-	// found the table caught up (nil: not caught up).
-	wake <-chan struct{}
 }
-
-// ready is a closed channel: a source with work pending wakes at once.
-var ready = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // New returns a source subtask. A table has one changelog, so a table
 // source runs with parallelism 1.
 func New(cfg Config) *Source {
 	if cfg.Idle == 0 {
-		cfg.Idle = 20 * time.Millisecond
+		cfg.Idle = 5 * time.Millisecond
 	}
 	return &Source{cfg: cfg, pos: scan.Position{Snapshot: 1}, closed: cfg.StartAfter, closeTo: cfg.StartAfter}
 }
@@ -107,22 +99,8 @@ func (s *Source) open() error {
 	return nil
 }
 
-// Wake implements operator.Waker: after an empty Item, the source wakes
-// at the next commit to its table, or at once when it has work pending.
-func (s *Source) Wake() <-chan struct{} {
-	if s.wake == nil || s.closed < s.closeTo || s.held != nil {
-		return ready
-	}
-	return s.wake
-}
-
-// WakeTimeout implements operator.Waker: Config.Idle.
-func (s *Source) WakeTimeout() time.Duration { return s.cfg.Idle }
-
-// Next implements operator.Source. It never blocks: when the table has
-// nothing new it returns an empty Item, and the runtime waits (Wake).
+// Next implements operator.Source.
 func (s *Source) Next() (operator.Item, error) {
-	s.wake = nil
 	if s.closed < s.closeTo {
 		s.closed++
 		return operator.Item{Epoch: s.closed}, nil
@@ -148,9 +126,6 @@ func (s *Source) Next() (operator.Item, error) {
 		// so if the stream is still empty, every change up to that epoch
 		// has been emitted. (Reading it only here keeps the marker file off
 		// the path of every batch.)
-		// Taken before the look, so that a commit after it wakes the
-		// runtime's wait.
-		wake := s.cfg.Table.Changed()
 		committed, err := s.stream.CommittedEpoch()
 		if err != nil {
 			return operator.Item{}, fmt.Errorf("table source %s: %w", s.cfg.Name, err)
@@ -163,7 +138,7 @@ func (s *Source) Next() (operator.Item, error) {
 				s.closeTo = c
 				return operator.Item{}, nil
 			}
-			s.wake = wake
+			time.Sleep(s.cfg.Idle)
 			return operator.Item{}, nil
 		}
 	}

@@ -1,8 +1,6 @@
 package operator
 
 import (
-	"time"
-
 	"github.com/stratadb/strata/dataflow/state"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -109,20 +107,4 @@ type Source interface {
 	Snapshot(id base.CheckpointID) error
 	NotifyComplete(id base.CheckpointID) error
 	Close() error
-}
-
-// Waker is implemented by a source that can say when new input may have
-// arrived. After an empty Item the runtime calls Wake and waits for its
-// channel, for control from the job, or for WakeTimeout, whichever comes
-// first, instead of polling the source again after a millisecond. A source
-// without it is polled.
-type Waker interface {
-	// Wake returns a channel that is closed when new input may be there:
-	// one the source took before it last looked for input (so that input
-	// arriving since is not missed), or a closed one when it has work
-	// pending.
-	Wake() <-chan struct{}
-	// WakeTimeout is the longest wait after an empty Item (input that
-	// arrives without closing the channel is seen that late).
-	WakeTimeout() time.Duration
 }

@@ -725,14 +725,8 @@ func (t *subtask) runSource() error {
 		}
 		if it.Chunk == nil && it.Epoch == base.NoEpoch && !it.Done {
 			// Nothing available: do not spin.
-			idle := time.Millisecond
-			var wake <-chan struct{}
-			if w, ok := t.src.(operator.Waker); ok {
-				idle, wake = w.WakeTimeout(), w.Wake()
-			}
 			select {
-			case <-wake:
-			case <-time.After(idle):
+			case <-time.After(time.Millisecond):
 			case <-t.ctrl.sig:
 				t.ctrl.signal()
 			case <-t.a.cancel:
