@@ -15,7 +15,6 @@ import (
 	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/table/fileio"
-	"github.com/stratadb/strata/table/schema"
 )
 
 // olapEngine returns the instance's embedded DuckDB engine, opening it on
@@ -184,8 +183,7 @@ func (e *Engine) CatalogObjects(ctx context.Context, db string) ([]olap.TableInf
 		if t.Name.Database != db {
 			continue
 		}
-		ti := olap.TableInfo{Name: t.Name.Name, Kind: olap.KindTable, PrimaryKey: t.PrimaryKey, Database: db,
-			NullableKey: t.Options[schema.OptionNullableKey] == "true"}
+		ti := olap.TableInfo{Name: t.Name.Name, Kind: olap.KindTable, PrimaryKey: t.PrimaryKey, Database: db}
 		if t.Options[OptionMultiset] != "" {
 			// Keyed by all its columns only to store copies with a
 			// count: its rows may repeat, it has no unique key to show.

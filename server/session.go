@@ -24,7 +24,6 @@ import (
 	"github.com/stratadb/strata/sql/pgwire"
 	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
-	"github.com/stratadb/strata/table/schema"
 )
 
 // Handler opens a Session per connection for any user name and the
@@ -1085,10 +1084,8 @@ func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire
 	name := ddl.ObjectName(st.Name, s.db)
 	var cols []catalog.Column
 	var key []string
-	nullableKey := false
 	if t, err := cat.Table(name); err == nil {
 		cols, key = t.Columns, t.PrimaryKey
-		nullableKey = t.Options[schema.OptionNullableKey] == "true"
 		if t.Options[engine.OptionMultiset] != "" {
 			key = nil // keyed by all columns to count copies, not a unique key
 		}
@@ -1100,7 +1097,7 @@ func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire
 	var rows [][]string
 	for _, c := range cols {
 		inKey := slices.Contains(key, c.Name)
-		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull && (!inKey || nullableKey)), strconv.FormatBool(inKey)})
+		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull && !inKey), strconv.FormatBool(inKey)})
 	}
 	cs, _ := s.describe(ctx, st, nil)
 	return &pgwire.Result{Columns: cs, Rows: rowsOf(rows...), Tag: fmt.Sprintf("DESCRIBE %d", len(rows))}, nil

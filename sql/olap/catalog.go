@@ -39,10 +39,6 @@ type TableInfo struct {
 	// PrimaryKey names the key columns in key order; it shows as an index
 	// "<name>_pkey" and a PRIMARY KEY constraint.
 	PrimaryKey []string
-	// NullableKey says the key columns may hold NULL (a view keyed by
-	// columns of an outer join's padded side, or by all its columns):
-	// they are NOT NULL only when their ColumnInfo says so.
-	NullableKey bool
 	// Owner is the owner's role name ("strata" if empty).
 	Owner string
 	// ViewDef is a view's SELECT, for pg_get_viewdef.
@@ -256,7 +252,7 @@ func buildCatalog(objects []TableInfo) []catalogTable {
 			tid, mod := typeOID(c.Type)
 			notNull := c.NotNull
 			for _, k := range o.PrimaryKey {
-				if k == c.Name && !o.NullableKey {
+				if k == c.Name {
 					notNull = true
 				}
 			}
