@@ -94,20 +94,31 @@ func newBenchPipelineCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := benchContext()
 			defer cancel()
-			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench pipeline: runs of %v...\n", orDefault(cfg.Duration, 5*time.Second))
+			d := orDefault(cfg.Duration, 5*time.Second)
+			rounds := cfg.Rounds
+			if rounds == 0 {
+				rounds = dfbench.DefaultRounds
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench pipeline: %d rounds of three runs (%v, %v, %v), about %v in all...\n",
+				rounds, d/2, d, d, (d + time.Duration(rounds)*(d/2+2*d)).Round(time.Second))
+			cfg.Progress = func(i int, r dfbench.PipelineRound) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "  round %d of %d: generator %.0f rows/s, pipeline %.0f without and %.0f with checkpoints (%.0f%% of the generator, checkpoint cost %.1f%%)\n",
+					i, rounds, r.GeneratorRowsPerSec, r.RowsPerSecNoCheckpoint, r.RowsPerSec, 100*r.EngineVsGenerator, 100*r.CheckpointCost)
+			}
 			res, err := dfbench.Pipeline(ctx, cfg)
 			if err != nil {
 				return err
 			}
 			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
-				return fmt.Sprintf("keyed pipeline: generator (parallelism %d, epochs of %d rows) -> hash -> keyed count (parallelism %d) on %d cores\n"+
+				return fmt.Sprintf("medians over %d rounds\n"+
+					"keyed pipeline: generator (parallelism %d, epochs of %d rows) -> hash -> keyed count (parallelism %d) on %d cores\n"+
 					"  rows/s with checkpoints every %v (%d completed): %.0f (%.0f per CPU second)\n"+
 					"  rows/s without checkpoints: %.0f (%.0f per CPU second); checkpoint cost %.1f%%\n"+
 					"generator alone, one goroutine: %.0f rows/s (%.0f per CPU second)\n"+
 					"one generator subtask through the engine into a dropping sink: %.0f rows/s (%.0f per CPU second)\n"+
 					"pipeline over generator alone: %.0f%% wall clock (all cores against one goroutine), %.0f%% per CPU second\n"+
 					"pipeline per core: %.0f rows/s\n",
-					res.SourceParallelism, res.RowsPerEpoch, res.CountParallelism, res.Cores,
+					len(res.Rounds), res.SourceParallelism, res.RowsPerEpoch, res.CountParallelism, res.Cores,
 					orDefault(cfg.Interval, time.Second), res.Checkpoints, res.RowsPerSec, res.RowsPerCPUSec,
 					res.RowsPerSecNoCheckpoint, res.RowsPerCPUSecNoCheckpoint, 100*res.CheckpointCost,
 					res.GeneratorRowsPerSec, res.GeneratorRowsPerCPUSec,
@@ -121,6 +132,7 @@ func newBenchPipelineCommand() *cobra.Command {
 	cmd.Flags().DurationVar(&cfg.Interval, "interval", 0, "checkpoint interval of the checkpointed run (default 1s)")
 	cmd.Flags().Int64Var(&cfg.RowsPerEpoch, "rows-per-epoch", 0, "rows each source subtask emits per epoch (default 5000000)")
 	cmd.Flags().IntVar(&cfg.Parallelism, "parallelism", 0, "source subtasks of the keyed pipeline, and counting subtasks (at least 2) (default: one per core, GOMAXPROCS)")
+	cmd.Flags().IntVar(&cfg.Rounds, "rounds", 0, "rounds of the three compared runs; figures are medians over them (default 3)")
 	return cmd
 }
 

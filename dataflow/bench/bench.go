@@ -205,6 +205,33 @@ type PipelineConfig struct {
 	// RowsPerEpoch is the number of rows each source subtask emits
 	// between epoch barriers (default DefaultRowsPerEpoch).
 	RowsPerEpoch int64
+	// Rounds is how many times the three compared runs (generator alone,
+	// pipeline without and with checkpoints) are repeated, one after the
+	// other in each round (default DefaultRounds). Every figure and ratio
+	// is the median over the rounds, each ratio taken within its round, so
+	// that a machine whose speed drifts between runs (a virtual machine
+	// whose host is busy) moves both sides of a ratio alike.
+	Rounds int
+	// Progress, when set, is called after each round with its number
+	// (from 1) and the round's figures.
+	Progress func(round int, r PipelineRound)
+}
+
+// DefaultRounds is the number of rounds Pipeline runs by default.
+const DefaultRounds = 3
+
+// PipelineRound is one round of Pipeline: the generator alone, then the
+// keyed pipeline without and with checkpoints, run back to back.
+type PipelineRound struct {
+	GeneratorRowsPerSec    float64 `json:"generator_rows_per_sec"`
+	RowsPerSecNoCheckpoint float64 `json:"rows_per_sec_no_checkpoint"`
+	RowsPerSec             float64 `json:"rows_per_sec"`
+	// EngineVsGenerator is RowsPerSec / GeneratorRowsPerSec of the round.
+	EngineVsGenerator float64 `json:"engine_vs_generator"`
+	// CheckpointCost is 1 - RowsPerSec / RowsPerSecNoCheckpoint of the
+	// round.
+	CheckpointCost float64 `json:"checkpoint_cost"`
+	Checkpoints    int     `json:"checkpoints"`
 }
 
 // DefaultRowsPerEpoch is the pipeline benchmark's epoch length in rows of
@@ -273,14 +300,18 @@ type PipelineResult struct {
 	// RowsPerEpoch is each source subtask's epoch length in rows.
 	RowsPerEpoch int64 `json:"rows_per_epoch"`
 	// Checkpoints is the number of checkpoints completed in the
-	// checkpointed run.
+	// checkpointed run (the median over the rounds).
 	Checkpoints int `json:"checkpoints"`
+	// Rounds holds each round's figures, in the order they ran.
+	Rounds []PipelineRound `json:"rounds"`
 }
 
-// Pipeline measures generator -> hash -> keyed count (cfg.Parallelism
-// sources, as many counting subtasks but at least two) with checkpoints
-// every Interval and with checkpoints off, the generator alone in a loop,
-// and one generator subtask through the engine into a dropping sink.
+// Pipeline measures one generator subtask through the engine into a
+// dropping sink, then cfg.Rounds rounds of: the generator alone in a loop,
+// generator -> hash -> keyed count (cfg.Parallelism sources, as many
+// counting subtasks but at least two) with checkpoints off, and the same
+// with checkpoints every Interval. The result holds the medians over the
+// rounds.
 func Pipeline(ctx context.Context, cfg PipelineConfig) (*PipelineResult, error) {
 	if cfg.Duration == 0 {
 		cfg.Duration = 5 * time.Second
@@ -288,36 +319,78 @@ func Pipeline(ctx context.Context, cfg PipelineConfig) (*PipelineResult, error) 
 	if cfg.Interval == 0 {
 		cfg.Interval = time.Second
 	}
+	if cfg.Rounds == 0 {
+		cfg.Rounds = DefaultRounds
+	}
 	cfg.Parallelism = parallelism(cfg)
 	g := pipelineGenerator(cfg)
 	res := &PipelineResult{Cores: runtime.GOMAXPROCS(0), SourceParallelism: cfg.Parallelism, CountParallelism: countParallelism(cfg),
 		RowsPerEpoch: g.RowsPerEpoch}
 
-	gen, err := generatorAlone(ctx, g, cfg.Duration/2)
-	if err != nil {
-		return nil, err
-	}
-	res.GeneratorRowsPerSec, res.GeneratorRowsPerCPUSec, res.GeneratorCPUSec = gen.rowsPerSec, gen.rowsPerCPUSec, gen.cpuSec
 	job, err := runPipeline(ctx, cfg, g, 0, true)
 	if err != nil {
 		return nil, fmt.Errorf("bench pipeline generator job: %w", err)
 	}
 	res.GeneratorJobRowsPerSec, res.GeneratorJobRowsPerCPUSec = job.rowsPerSec, job.rowsPerCPUSec
-	off, err := runPipeline(ctx, cfg, g, 0, false)
-	if err != nil {
-		return nil, fmt.Errorf("bench pipeline without checkpoints: %w", err)
+	var gens, offs, ons []run
+	for i := range max(cfg.Rounds, 1) {
+		gen, err := generatorAlone(ctx, g, cfg.Duration/2)
+		if err != nil {
+			return nil, err
+		}
+		off, err := runPipeline(ctx, cfg, g, 0, false)
+		if err != nil {
+			return nil, fmt.Errorf("bench pipeline without checkpoints: %w", err)
+		}
+		on, err := runPipeline(ctx, cfg, g, cfg.Interval, false)
+		if err != nil {
+			return nil, fmt.Errorf("bench pipeline with checkpoints: %w", err)
+		}
+		gens, offs, ons = append(gens, gen), append(offs, off), append(ons, on)
+		r := PipelineRound{GeneratorRowsPerSec: gen.rowsPerSec, RowsPerSecNoCheckpoint: off.rowsPerSec, RowsPerSec: on.rowsPerSec,
+			EngineVsGenerator: on.rowsPerSec / gen.rowsPerSec, CheckpointCost: 1 - on.rowsPerSec/off.rowsPerSec, Checkpoints: on.checkpoints}
+		res.Rounds = append(res.Rounds, r)
+		if cfg.Progress != nil {
+			cfg.Progress(i+1, r)
+		}
 	}
-	res.RowsPerSecNoCheckpoint, res.RowsPerCPUSecNoCheckpoint, res.CPUSecNoCheckpoint = off.rowsPerSec, off.rowsPerCPUSec, off.cpuSec
-	on, err := runPipeline(ctx, cfg, g, cfg.Interval, false)
-	if err != nil {
-		return nil, fmt.Errorf("bench pipeline with checkpoints: %w", err)
+	field := func(runs []run, f func(run) float64) float64 {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		return median(v)
 	}
-	res.RowsPerSec, res.RowsPerCPUSec, res.CPUSec, res.Checkpoints = on.rowsPerSec, on.rowsPerCPUSec, on.cpuSec, on.checkpoints
+	perSec := func(r run) float64 { return r.rowsPerSec }
+	perCPU := func(r run) float64 { return r.rowsPerCPUSec }
+	cpuSec := func(r run) float64 { return r.cpuSec }
+	res.GeneratorRowsPerSec, res.GeneratorRowsPerCPUSec, res.GeneratorCPUSec = field(gens, perSec), field(gens, perCPU), field(gens, cpuSec)
+	res.RowsPerSecNoCheckpoint, res.RowsPerCPUSecNoCheckpoint, res.CPUSecNoCheckpoint = field(offs, perSec), field(offs, perCPU), field(offs, cpuSec)
+	res.RowsPerSec, res.RowsPerCPUSec, res.CPUSec = field(ons, perSec), field(ons, perCPU), field(ons, cpuSec)
+	res.Checkpoints = int(field(ons, func(r run) float64 { return float64(r.checkpoints) }))
 	res.RowsPerSecPerCore = res.RowsPerSec / float64(res.Cores)
-	res.EngineVsGenerator = res.RowsPerSec / res.GeneratorRowsPerSec
-	res.EngineVsGeneratorPerCPU = res.RowsPerCPUSec / res.GeneratorRowsPerCPUSec
-	res.CheckpointCost = 1 - res.RowsPerSec/res.RowsPerSecNoCheckpoint
+	ratios := func(f func(i int) float64) float64 {
+		v := make([]float64, len(gens))
+		for i := range v {
+			v[i] = f(i)
+		}
+		return median(v)
+	}
+	res.EngineVsGenerator = ratios(func(i int) float64 { return ons[i].rowsPerSec / gens[i].rowsPerSec })
+	res.EngineVsGeneratorPerCPU = ratios(func(i int) float64 { return ons[i].rowsPerCPUSec / gens[i].rowsPerCPUSec })
+	res.CheckpointCost = ratios(func(i int) float64 { return 1 - ons[i].rowsPerSec/offs[i].rowsPerSec })
 	return res, nil
+}
+
+// median returns the middle value of v (the mean of the two middle ones
+// when len(v) is even); v is sorted in place and must not be empty.
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // parallelism is the keyed pipeline's number of source subtasks:

@@ -110,3 +110,56 @@ func TestCheckpointBenchRuns(t *testing.T) {
 		t.Logf("%+v", m)
 	}
 }
+
+// TestPipelineReportsMediansOfItsRounds runs the pipeline benchmark in
+// short rounds and checks the figures it reports are each the median of
+// the rounds' own.
+func TestPipelineReportsMediansOfItsRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for seconds")
+	}
+	var seen []PipelineRound
+	r, err := Pipeline(context.Background(), PipelineConfig{Dir: t.TempDir(), Duration: 300 * time.Millisecond,
+		Interval: 100 * time.Millisecond, Rounds: 3, RowsPerEpoch: 100000,
+		Progress: func(i int, r PipelineRound) {
+			if i != len(seen)+1 {
+				t.Errorf("progress of round %d after %d rounds", i, len(seen))
+			}
+			seen = append(seen, r)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rounds) != 3 || len(seen) != 3 {
+		t.Fatalf("%d rounds reported, %d in progress, want 3", len(r.Rounds), len(seen))
+	}
+	mid := func(f func(PipelineRound) float64) float64 {
+		v := []float64{f(r.Rounds[0]), f(r.Rounds[1]), f(r.Rounds[2])}
+		return median(v)
+	}
+	for name, c := range map[string][2]float64{
+		"rows_per_sec":               {r.RowsPerSec, mid(func(p PipelineRound) float64 { return p.RowsPerSec })},
+		"rows_per_sec_no_checkpoint": {r.RowsPerSecNoCheckpoint, mid(func(p PipelineRound) float64 { return p.RowsPerSecNoCheckpoint })},
+		"generator_rows_per_sec":     {r.GeneratorRowsPerSec, mid(func(p PipelineRound) float64 { return p.GeneratorRowsPerSec })},
+		"engine_vs_generator":        {r.EngineVsGenerator, mid(func(p PipelineRound) float64 { return p.EngineVsGenerator })},
+		"checkpoint_cost":            {r.CheckpointCost, mid(func(p PipelineRound) float64 { return p.CheckpointCost })},
+	} {
+		if c[0] != c[1] || c[0] == 0 {
+			t.Errorf("%s = %v, median of the rounds %v", name, c[0], c[1])
+		}
+	}
+	if r.RowsPerSec <= 0 || r.GeneratorRowsPerSec <= 0 {
+		t.Fatalf("no rows: %+v", r)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{-1, 7}, 3}} {
+		if got := median(c.in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
