@@ -14,7 +14,11 @@
 //   - Commit(E), once a checkpoint taken after barrier E is complete:
 //     table.Commit publishes one snapshot per epoch that changed the
 //     table and raises the committed epoch to E; then the meta service
-//     hears CommitEpoch(table, E).
+//     hears CommitEpoch(table, E). The Committer is a batch committer
+//     (operator.BatchCommitter): when one completed checkpoint covers
+//     epochs E1..Ek, they go to the table in one table.Commit and the meta
+//     service hears CommitEpoch(table, Ek) once, so a sink that fell
+//     behind catches up with one report per checkpoint, not per epoch.
 //   - After a restore the runtime re-commits every prepared epoch of the
 //     restored checkpoint. Commits are idempotent by (commit user, epoch),
 //     so a re-commit adds nothing (table/commit). A checkpoint taken before

@@ -69,13 +69,29 @@ func (c *Committer) Prepare(subtask int, e base.Epoch, chunks []*types.Chunk) ([
 }
 
 // Commit implements operator.Committer.
-func (c *Committer) Commit(_ int, e base.Epoch, prepared []byte) error {
-	msgs, err := commit.Unmarshal(prepared)
-	if err != nil {
-		return fmt.Errorf("table sink %s, epoch %d: prepared messages: %w", c.name, e, err)
+func (c *Committer) Commit(subtask int, e base.Epoch, prepared []byte) error {
+	return c.CommitAll(subtask, []operator.PreparedEpoch{{Epoch: e, Prepared: prepared}})
+}
+
+// CommitAll implements operator.BatchCommitter: the epochs' messages go to
+// the table in one commit (one snapshot per epoch that changed it, and the
+// committed-epoch marker once), and the meta service hears of the last
+// epoch once, instead of a commit and a report per epoch.
+func (c *Committer) CommitAll(_ int, epochs []operator.PreparedEpoch) error {
+	if len(epochs) == 0 {
+		return nil
 	}
+	var msgs []commit.Message
+	for _, p := range epochs {
+		m, err := commit.Unmarshal(p.Prepared)
+		if err != nil {
+			return fmt.Errorf("table sink %s, epoch %d: prepared messages: %w", c.name, p.Epoch, err)
+		}
+		msgs = append(msgs, m...)
+	}
+	first, last := epochs[0].Epoch, epochs[len(epochs)-1].Epoch
 	if _, err := c.table.Commit(msgs); err != nil {
-		return fmt.Errorf("table sink %s, commit epoch %d: %w", c.name, e, err)
+		return fmt.Errorf("table sink %s, commit of epochs %d to %d: %w", c.name, first, last, err)
 	}
 	if c.report == nil {
 		return nil
@@ -90,8 +106,8 @@ func (c *Committer) Commit(_ int, e base.Epoch, prepared []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.ReportTimeout)
 	defer cancel()
-	if err := c.report.CommitEpoch(ctx, c.name, max(ce, e)); err != nil {
-		return fmt.Errorf("table sink %s: report of committed epoch %d: %w", c.name, max(ce, e), err)
+	if err := c.report.CommitEpoch(ctx, c.name, max(ce, last)); err != nil {
+		return fmt.Errorf("table sink %s: report of committed epoch %d: %w", c.name, max(ce, last), err)
 	}
 	return nil
 }

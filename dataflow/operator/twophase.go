@@ -23,6 +23,28 @@ type Committer interface {
 	Commit(subtask int, e base.Epoch, prepared []byte) error
 }
 
+// PreparedEpoch is one epoch a Committer prepared: the epoch and the
+// descriptor Prepare returned for it.
+type PreparedEpoch struct {
+	Epoch    base.Epoch
+	Prepared []byte
+}
+
+// BatchCommitter is a Committer that can make several prepared epochs
+// visible in one call, sharing the fixed cost of a commit (a metadata
+// write and its fsyncs, a report to a coordinator) among them, as Flink's
+// Committer receives every committable of a checkpoint at once. A
+// TwoPhaseCommitSink whose committer implements it commits the epochs a
+// completed checkpoint covers with one CommitAll instead of one Commit each.
+type BatchCommitter interface {
+	Committer
+	// CommitAll makes the prepared epochs visible, in the order given
+	// (ascending epochs), with the effect of calling Commit on each in
+	// turn: what it returns nil for is visible, and it is idempotent as
+	// Commit is. On an error, a prefix of the epochs may be visible.
+	CommitAll(subtask int, epochs []PreparedEpoch) error
+}
+
 // TwoPhaseCommitSink is the exactly-once sink (Flink's
 // TwoPhaseCommitSinkFunction, with epochs as the unit of commit as in
 // DESIGN.md "The epoch protocol"):
@@ -33,7 +55,8 @@ type Committer interface {
 //     chunks (a checkpoint can land mid-epoch) in operator state, and
 //     remembers that C covers the epochs prepared so far;
 //   - NotifyComplete(C) commits, in epoch order, every prepared epoch that
-//     a checkpoint <= C covers;
+//     a checkpoint <= C covers (in one call when the committer is a
+//     BatchCommitter);
 //   - Open after a restore commits every prepared epoch in the restored
 //     state (the restored checkpoint is complete, so it covers them all)
 //     and restores the open epoch's buffer.
@@ -82,10 +105,8 @@ func (s *TwoPhaseCommitSink) Open(ctx *Context) error {
 			return fmt.Errorf("sink %s subtask %d: %w", ctx.Vertex, ctx.Subtask, err)
 		}
 	}
-	for _, p := range s.prepared {
-		if err := s.committer.Commit(ctx.Subtask, p.epoch, p.desc); err != nil {
-			return fmt.Errorf("sink %s subtask %d: re-commit of epoch %d: %w", ctx.Vertex, ctx.Subtask, p.epoch, err)
-		}
+	if err := s.commit(s.prepared); err != nil {
+		return fmt.Errorf("sink %s subtask %d: after restore: %w", ctx.Vertex, ctx.Subtask, err)
 	}
 	s.prepared = nil
 	b, ok, err = ctx.State.OperatorValue(sinkBufferState).Get()
@@ -143,14 +164,36 @@ func (s *TwoPhaseCommitSink) NotifyComplete(id base.CheckpointID) error {
 			delete(s.covered, cp)
 		}
 	}
-	for _, p := range s.prepared[:n] {
-		if err := s.committer.Commit(s.ctx.Subtask, p.epoch, p.desc); err != nil {
-			return fmt.Errorf("sink %s subtask %d: commit epoch %d: %w", s.ctx.Vertex, s.ctx.Subtask, p.epoch, err)
-		}
+	if err := s.commit(s.prepared[:n]); err != nil {
+		return fmt.Errorf("sink %s subtask %d: %w", s.ctx.Vertex, s.ctx.Subtask, err)
 	}
 	s.prepared = slices.Delete(s.prepared, 0, n)
 	for cp, k := range s.covered {
 		s.covered[cp] = k - n
+	}
+	return nil
+}
+
+// commit makes ps visible: with one CommitAll when the committer is a
+// BatchCommitter, else with one Commit per epoch, in order.
+func (s *TwoPhaseCommitSink) commit(ps []preparedEpoch) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	if bc, ok := s.committer.(BatchCommitter); ok {
+		all := make([]PreparedEpoch, len(ps))
+		for i, p := range ps {
+			all[i] = PreparedEpoch{Epoch: p.epoch, Prepared: p.desc}
+		}
+		if err := bc.CommitAll(s.ctx.Subtask, all); err != nil {
+			return fmt.Errorf("commit of epochs %d to %d: %w", ps[0].epoch, ps[len(ps)-1].epoch, err)
+		}
+		return nil
+	}
+	for _, p := range ps {
+		if err := s.committer.Commit(s.ctx.Subtask, p.epoch, p.desc); err != nil {
+			return fmt.Errorf("commit epoch %d: %w", p.epoch, err)
+		}
 	}
 	return nil
 }
