@@ -23,14 +23,24 @@
 // releases the mutex and blocks on a broadcast channel that every commit
 // and every lineage change closes, then resolves again.
 //
-// Each commit report that moves an epoch, DDL statement, read (its pin and
-// any floors it raises, together), pin renewal or release and job-state
-// change is one store transaction: one fsync with bbolt, one round trip
-// with etcd, taken while the mutex is held. Heartbeats and commit reports
-// that change nothing write nothing. That every read writes its pin is
-// also what fences a deposed etcd leader (meta/ha). Group commit (one
-// transaction for the changes of many callers) is the next step if commit
-// or read rates demand it; bbolt's DB.Batch shows the shape.
+// Each DDL statement, read (its pin and any floors it raises, together),
+// pin renewal or release and job-state change is one store transaction:
+// one fsync with bbolt, one round trip with etcd, taken while the mutex is
+// held. Heartbeats and commit reports that change nothing write nothing.
+// That every read writes its pin is also what fences a deposed etcd leader
+// (meta/ha).
+//
+// Invariant (commit-reports-grouped): committed-epoch reports are group
+// committed, as bbolt's DB.Batch and a database's log group commit do.
+// Reports that arrive while a batch is being written gather into the next
+// batch; one reporter at a time leads a batch: it writes the batch in one
+// store transaction with the mutex released, then takes the mutex again to
+// publish it (still durable before visible), and hands any batch gathered
+// meanwhile to a new leader. With a report per table per checkpoint, many
+// tables on a short epoch interval would otherwise queue one fsync each
+// behind the mutex, and every read behind them. Store writes stay in the
+// order of the changes: applyMu is held around every store write, and the
+// leader takes it before it releases the mutex (lock order: mu, applyMu).
 //
 // # Liveness
 //

@@ -62,6 +62,12 @@ type Meta struct {
 	stop    chan struct{}
 	done    chan struct{}
 
+	// applyMu orders store writes: it is taken around every store write
+	// made for a change under mu (taken while mu is held), and by the
+	// leader of a group commit of reports before it releases mu
+	// (flushReports). Lock order: mu, then applyMu.
+	applyMu sync.Mutex
+
 	mu struct {
 		sync.Mutex
 		closed  bool                 // guarded by mu
@@ -76,6 +82,11 @@ type Meta struct {
 		// changed is closed and replaced on every commit, lineage change
 		// and Close: strong reads that wait block on it.
 		changed chan struct{} // guarded by mu
+		// reports is the batch of committed-epoch reports being
+		// gathered, nil when none is; flushing is set while a leader
+		// persists batches (CommitEpoch).
+		reports  *reportBatch // guarded by mu
+		flushing bool         // guarded by mu
 	}
 }
 
@@ -247,6 +258,8 @@ func (m *Meta) broadcastLocked() {
 
 // apply writes b to the store, wrapping the error with what it was for.
 func (m *Meta) apply(ctx context.Context, what string, b store.Batch) error {
+	m.applyMu.Lock()
+	defer m.applyMu.Unlock()
 	if err := m.store.Apply(ctx, b); err != nil {
 		return fmt.Errorf("meta service: persisting %s: %w", what, err)
 	}
