@@ -159,6 +159,8 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	if err := e.startAll(ctx); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}
+	e.wg.Add(1)
+	go e.expireLoop()
 	return e, nil
 }
 

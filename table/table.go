@@ -181,12 +181,16 @@ func (t *Table) AddColumn(name string, typ types.Type) (*schema.Schema, error) {
 // Expire expires snapshots under the table's retention options
 // (snapshot.num-retained.min/max, snapshot.time-retained); see package
 // maintain.
-func (t *Table) Expire() (maintain.ExpireResult, error) {
+func (t *Table) Expire() (maintain.ExpireResult, error) { return t.ExpireKeeping(0) }
+
+// ExpireKeeping is Expire that also keeps snapshot keep and every newer
+// one (maintain.ExpireOptions.KeepFrom; 0 keeps nothing more).
+func (t *Table) ExpireKeeping(keep base.SnapshotID) (maintain.ExpireResult, error) {
 	o, err := t.Options()
 	if err != nil {
 		return maintain.ExpireResult{}, err
 	}
-	return maintain.Expire(t.st, maintain.ExpireOptions{RetainMin: o.RetainMin, RetainMax: o.RetainMax, TimeRetained: o.TimeRetained})
+	return maintain.Expire(t.st, maintain.ExpireOptions{RetainMin: o.RetainMin, RetainMax: o.RetainMax, TimeRetained: o.TimeRetained, KeepFrom: keep})
 }
 
 // CreateTag pins snapshot id as tag name.

@@ -19,8 +19,11 @@ type Config struct {
 	Name string
 	// Types are the table's column types, the rows' types.
 	Types []types.Type
-	// Consumer, when set, registers the stream's position with the table so
-	// that snapshot expiration keeps what the source still needs.
+	// Consumer, when set, registers with the table, as consumer Consumer,
+	// the position of the source's last completed checkpoint, so that
+	// snapshot expiration keeps what a restore may still read (invariant
+	// consumer-at-checkpoint). Dropping the job must delete the consumer
+	// (snapshot.Manager.DeleteConsumer); closing the source keeps it.
 	Consumer string
 	// UntilEpoch, when not zero, makes the source finish after closing
 	// that epoch (bounded reads, tests).
@@ -29,10 +32,13 @@ type Config struct {
 	// 5 ms); Next never blocks longer.
 	Idle time.Duration
 	// StartAfter, when not zero, makes a fresh source (without restored
-	// state) count every change of epochs up to StartAfter into epoch
-	// StartAfter+1, the first epoch it closes: a job that starts writing a
-	// table which already committed StartAfter backfills its inputs'
-	// history into its first epoch.
+	// state) emit the table as it is at epoch StartAfter (the full content
+	// of its newest snapshot with epoch <= StartAfter, as inserts) in epoch
+	// StartAfter+1, the first epoch it closes, and stream the changelog
+	// after that snapshot: a job that starts writing a table which already
+	// committed StartAfter backfills its inputs' history into its first
+	// epoch, whether or not their older snapshots have expired (Paimon's
+	// default streaming scan: a full snapshot, then its changes).
 	StartAfter base.Epoch
 }
 
@@ -48,6 +54,18 @@ type Source struct {
 	// wait for their barriers; it is emitted after them. pos stays before
 	// it until then, so a checkpoint in between re-reads it on restore.
 	held *scan.Batch
+	// full, when not zero, is the snapshot whose full content the source
+	// is emitting (pos.Offset rows of it are out) before it streams from
+	// the next snapshot; fullRows holds that content once read.
+	full     base.SnapshotID
+	fullRows []*types.Chunk
+	// started is set once a fresh source chose where to start.
+	started bool
+	// checkpoints maps a checkpoint taken and not yet completed to the
+	// snapshot its position needs; registered is the position last
+	// registered as the consumer's.
+	checkpoints map[base.CheckpointID]base.SnapshotID
+	registered  base.SnapshotID
 }
 
 // New returns a source subtask. A table has one changelog, so a table
@@ -56,7 +74,8 @@ func New(cfg Config) *Source {
 	if cfg.Idle == 0 {
 		cfg.Idle = 5 * time.Millisecond
 	}
-	return &Source{cfg: cfg, pos: scan.Position{Snapshot: 1}, closed: cfg.StartAfter, closeTo: cfg.StartAfter}
+	return &Source{cfg: cfg, pos: scan.Position{Snapshot: 1}, closed: cfg.StartAfter, closeTo: cfg.StartAfter,
+		checkpoints: map[base.CheckpointID]base.SnapshotID{}}
 }
 
 const stateKey = "table-source"
@@ -65,6 +84,9 @@ type persisted struct {
 	Position scan.Position `json:"position"`
 	Closed   base.Epoch    `json:"closed"`
 	CloseTo  base.Epoch    `json:"closeTo"`
+	// Full is the snapshot being emitted in full (Position.Offset rows
+	// out), 0 when streaming.
+	Full base.SnapshotID `json:"full,omitempty"`
 }
 
 // Open implements operator.Source: resume from the checkpointed position.
@@ -82,8 +104,52 @@ func (s *Source) Open(ctx *operator.Context) error {
 		if err := json.Unmarshal(b, &p); err != nil {
 			return fmt.Errorf("table source %s: checkpointed state: %v: %w", s.cfg.Name, err, base.ErrCorruption)
 		}
-		s.pos, s.closed, s.closeTo = p.Position, p.Closed, max(p.CloseTo, p.Closed)
+		s.pos, s.closed, s.closeTo, s.full = p.Position, p.Closed, max(p.CloseTo, p.Closed), p.Full
+		s.started = true
 	}
+	return nil
+}
+
+// start chooses where a fresh source begins: with StartAfter, the full
+// content of the newest snapshot of epoch <= StartAfter, registered as the
+// consumer's position before it is read; else snapshot 1.
+func (s *Source) start() error {
+	s.started = true
+	if s.cfg.StartAfter == 0 {
+		return s.register(s.pos.Snapshot)
+	}
+	snaps := s.cfg.Table.Store().Snapshots
+	for range 10 {
+		sn, err := snaps.AtOrBeforeEpoch(s.cfg.StartAfter)
+		if err != nil {
+			return fmt.Errorf("table source %s: start at epoch %d: %w", s.cfg.Name, s.cfg.StartAfter, err)
+		}
+		if sn == nil {
+			return s.register(s.pos.Snapshot) // nothing yet: stream from snapshot 1
+		}
+		if err := s.register(sn.ID); err != nil {
+			return err
+		}
+		// Registered before an expiration raised its fence past sn, or
+		// after: in the second case sn may be going; choose again.
+		if f := snaps.EarliestFence(); f <= sn.ID {
+			s.full, s.pos = sn.ID, scan.Position{Snapshot: sn.ID}
+			return nil
+		}
+	}
+	return fmt.Errorf("table source %s: no stable snapshot at epoch %d to start from while snapshots expire: %w", s.cfg.Name, s.cfg.StartAfter, base.ErrConflict)
+}
+
+// register records id as the consumer's position (no-op without a
+// consumer, or when id is registered already).
+func (s *Source) register(id base.SnapshotID) error {
+	if s.cfg.Consumer == "" || id == s.registered {
+		return nil
+	}
+	if err := s.cfg.Table.Store().Snapshots.SetConsumer(s.cfg.Consumer, id); err != nil {
+		return fmt.Errorf("table source %s: consumer %s at snapshot %d: %w", s.cfg.Name, s.cfg.Consumer, id, err)
+	}
+	s.registered = id
 	return nil
 }
 
@@ -91,12 +157,48 @@ func (s *Source) open() error {
 	if s.stream != nil {
 		return nil
 	}
-	st, err := s.cfg.Table.StreamFrom(s.pos, s.cfg.Consumer)
+	st, err := s.cfg.Table.StreamFrom(s.pos, "")
 	if err != nil {
 		return fmt.Errorf("table source %s: %w", s.cfg.Name, err)
 	}
 	s.stream = st
 	return nil
+}
+
+// nextFull returns the next piece of the snapshot emitted in full, and
+// moves to streaming after it once all of it is out.
+func (s *Source) nextFull() (operator.Item, error) {
+	if s.fullRows == nil {
+		sn, err := s.cfg.Table.Store().Snapshots.Get(s.full)
+		if err != nil {
+			return operator.Item{}, fmt.Errorf("table source %s: start from snapshot %d: %w", s.cfg.Name, s.full, err)
+		}
+		if s.fullRows, err = scan.ReadChunks(s.cfg.Table.Store(), sn); err != nil {
+			return operator.Item{}, fmt.Errorf("table source %s: full read of snapshot %d: %w", s.cfg.Name, s.full, err)
+		}
+		if s.fullRows == nil {
+			s.fullRows = []*types.Chunk{}
+		}
+	}
+	// Skip the rows a restored checkpoint had emitted.
+	skip := s.pos.Offset
+	for _, c := range s.fullRows {
+		n := int64(c.Len())
+		if skip >= n {
+			skip -= n
+			continue
+		}
+		sel := make([]int, 0, n-skip)
+		for i := skip; i < n; i++ {
+			sel = append(sel, int(i))
+		}
+		out := c.Select(sel)
+		s.pos.Offset += int64(len(sel))
+		return operator.Item{Chunk: out}, nil
+	}
+	s.pos = scan.Position{Snapshot: s.full + 1}
+	s.full, s.fullRows = 0, nil
+	return operator.Item{}, nil
 }
 
 // Next implements operator.Source.
@@ -112,6 +214,14 @@ func (s *Source) Next() (operator.Item, error) {
 	}
 	if s.cfg.UntilEpoch != 0 && s.closed >= s.cfg.UntilEpoch {
 		return operator.Item{Done: true}, nil
+	}
+	if !s.started {
+		if err := s.start(); err != nil {
+			return operator.Item{}, err
+		}
+	}
+	if s.full != 0 {
+		return s.nextFull()
 	}
 	if err := s.open(); err != nil {
 		return operator.Item{}, err
@@ -173,18 +283,38 @@ func (s *Source) bound(e base.Epoch) base.Epoch {
 
 // Snapshot implements operator.Source: keep the position, the last closed
 // epoch and the epochs known complete but not closed yet.
-func (s *Source) Snapshot(base.CheckpointID) error {
-	b, err := json.Marshal(persisted{Position: s.pos, Closed: s.closed, CloseTo: s.closeTo})
+func (s *Source) Snapshot(id base.CheckpointID) error {
+	b, err := json.Marshal(persisted{Position: s.pos, Closed: s.closed, CloseTo: s.closeTo, Full: s.full})
 	if err != nil {
 		return err
 	}
+	s.checkpoints[id] = s.pos.Snapshot
 	return s.ctx.State.OperatorValue(stateKey).Set(b)
 }
 
-// NotifyComplete implements operator.Source.
-func (s *Source) NotifyComplete(base.CheckpointID) error { return nil }
+// NotifyComplete implements operator.Source: the completed checkpoint's
+// position becomes the consumer's, so expiration may take the snapshots
+// before it (a restore starts there at the earliest).
+func (s *Source) NotifyComplete(id base.CheckpointID) error {
+	var newest base.CheckpointID
+	var pos base.SnapshotID
+	for cp, p := range s.checkpoints {
+		if cp <= id {
+			if cp > newest {
+				newest, pos = cp, p
+			}
+			delete(s.checkpoints, cp)
+		}
+	}
+	if newest == 0 {
+		return nil
+	}
+	return s.register(pos)
+}
 
-// Close implements operator.Source.
+// Close implements operator.Source. The consumer stays registered: a
+// restart resumes from the last completed checkpoint, whose position it
+// holds.
 func (s *Source) Close() error {
 	if s.stream == nil {
 		return nil

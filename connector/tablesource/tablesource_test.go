@@ -1,9 +1,11 @@
 package tablesource
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/state"
@@ -12,6 +14,8 @@ import (
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/table"
 	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/maintain"
+	"github.com/stratadb/strata/table/scan"
 	"github.com/stratadb/strata/table/schema"
 )
 
@@ -98,5 +102,103 @@ func TestEpochsInOrderWithoutGapsAndRestore(t *testing.T) {
 	}
 	if got := strings.Join(drain(t, s2, 10), " | "); got != strings.Join(rest, " | ") {
 		t.Fatalf("after restore:\n got %s\nwant %s", got, strings.Join(rest, " | "))
+	}
+}
+
+// TestFreshSourceStartsFromTheFullSnapshotAtStartAfter expires a table's
+// first snapshots, then starts a source after epoch 5: it emits the table
+// as of epoch 5 as inserts and streams what follows, registers its consumer
+// at the start snapshot and moves it only when a checkpoint completes; a
+// source restored in the middle of the full content emits only the rest.
+func TestFreshSourceStartsFromTheFullSnapshotAtStartAfter(t *testing.T) {
+	tb, err := table.Create(fileio.NewMem(), "wh/dev/s", []schema.Field{{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64, Nullable: true}},
+		[]string{"k"}, map[string]string{"bucket": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tb.NewWriter("w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for e := base.Epoch(1); e <= 6; e++ {
+		if err := w.Write(e, types.Insert, row(int64(e), int64(e)*10)); err != nil {
+			t.Fatal(err)
+		}
+		if e == 4 {
+			if err := w.Write(e, types.UpdateAfter, row(1, 11)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		msgs, err := w.PrepareCommit(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tb.Commit(msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snaps := tb.Store().Snapshots
+	res, err := maintain.Expire(tb.Store(), maintain.ExpireOptions{RetainMin: 1, RetainMax: 3, TimeRetained: time.Hour})
+	if err != nil || fmt.Sprint(res.Expired) != "[1 2 3]" {
+		t.Fatalf("expired %v (%v), want [1 2 3]", res.Expired, err)
+	}
+	cfg := Config{Table: tb, Name: "s", Types: []types.Type{types.Int64, types.Int64}, Consumer: "view", StartAfter: 5, UntilEpoch: 6}
+	ctx := func() *operator.Context {
+		return &operator.Context{Vertex: "src", Parallelism: 1, State: state.NewStore(heap.New(), state.RangeOf(0, 1, 128), 128)}
+	}
+	s := New(cfg)
+	if err := s.Open(ctx()); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(drain(t, s, 10), " | ")
+	want := "+I (1, 11); +I (2, 20); +I (3, 30); +I (4, 40); +I (5, 50) | +I (6, 60) | epoch 6 | done"
+	if got != want {
+		t.Fatalf("items:\n got %s\nwant %s", got, want)
+	}
+	consumer := func() base.SnapshotID {
+		t.Helper()
+		c, ok, err := snaps.Consumer("view")
+		if err != nil || !ok {
+			t.Fatalf("consumer: %v, %v", ok, err)
+		}
+		return c
+	}
+	if c := consumer(); c != 5 {
+		t.Fatalf("consumer at snapshot %d before any checkpoint completed, want 5 (the start)", c)
+	}
+	if err := s.Snapshot(1); err != nil {
+		t.Fatal(err)
+	}
+	if c := consumer(); c != 5 {
+		t.Fatalf("consumer moved to %d before the checkpoint completed", c)
+	}
+	if err := s.NotifyComplete(1); err != nil {
+		t.Fatal(err)
+	}
+	if c := consumer(); c != 7 {
+		t.Fatalf("consumer at snapshot %d after checkpoint 1 completed, want 7", c)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c := consumer(); c != 7 {
+		t.Fatalf("closing the source moved its consumer to %d", c)
+	}
+
+	// Restored with two rows of the full content out.
+	b, _ := json.Marshal(persisted{Position: scan.Position{Snapshot: 5, Offset: 2}, Closed: 5, CloseTo: 5, Full: 5})
+	c := ctx()
+	if err := c.State.OperatorValue(stateKey).Set(b); err != nil {
+		t.Fatal(err)
+	}
+	c.Restored = 1
+	s2 := New(cfg)
+	if err := s2.Open(c); err != nil {
+		t.Fatal(err)
+	}
+	got = strings.Join(drain(t, s2, 10), " | ")
+	want = "+I (3, 30); +I (4, 40); +I (5, 50) | +I (6, 60) | epoch 6 | done"
+	if got != want {
+		t.Fatalf("after restore:\n got %s\nwant %s", got, want)
 	}
 }

@@ -15,6 +15,12 @@ import (
 type ExpireOptions struct {
 	RetainMin, RetainMax int
 	TimeRetained         time.Duration
+	// KeepFrom, when not zero, is a snapshot id that is kept with every
+	// newer one, whatever the other options say: it acts as one more
+	// consumer at KeepFrom. A caller that knows of readers the table does
+	// not (the meta service's pinned versions) passes the oldest snapshot
+	// they may still read.
+	KeepFrom base.SnapshotID
 }
 
 // ExpireResult reports what Expire did.
@@ -61,6 +67,9 @@ func Expire(st *store.Store, o ExpireOptions) (ExpireResult, error) {
 		}
 		if ok && c < newEarliest {
 			newEarliest = max(c, ids[0])
+		}
+		if o.KeepFrom > 0 && o.KeepFrom < newEarliest {
+			newEarliest = max(o.KeepFrom, ids[0])
 		}
 		return nil
 	}

@@ -37,10 +37,13 @@ func TestExpireByAge(t *testing.T) {
 		o    maintain.ExpireOptions
 		want string
 	}{
-		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 100, TimeRetained: time.Hour}, "[1 2]"},        // cutoff 20 min: 1 (0), 2 (10)
-		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 100, TimeRetained: 45 * time.Minute}, "[3 4]"}, // cutoff 35 min: 3 (20), 4 (30)
-		{maintain.ExpireOptions{RetainMin: 4, RetainMax: 100, TimeRetained: time.Minute}, "[]"},         // 5..8 left: keeps 4 at least
-		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 2, TimeRetained: 24 * time.Hour}, "[5 6]"},     // at most 2, however young
+		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 100, TimeRetained: time.Hour, KeepFrom: 1}, "[]"}, // kept from 1
+		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 100, TimeRetained: time.Hour, KeepFrom: 2}, "[1]"},
+		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 100, TimeRetained: time.Hour}, "[2]"},                 // cutoff 20 min: 2 (10)
+		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 100, TimeRetained: 45 * time.Minute}, "[3 4]"},        // cutoff 35 min: 3 (20), 4 (30)
+		{maintain.ExpireOptions{RetainMin: 4, RetainMax: 100, TimeRetained: time.Minute}, "[]"},                // 5..8 left: keeps 4 at least
+		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 2, TimeRetained: 24 * time.Hour, KeepFrom: 6}, "[5]"}, // at most 2, but 6 is kept
+		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 2, TimeRetained: 24 * time.Hour}, "[6]"},              // at most 2, however young
 		{maintain.ExpireOptions{RetainMin: 1, RetainMax: 2, TimeRetained: 24 * time.Hour}, "[]"},
 	} {
 		res, err := maintain.Expire(st, tc.o)

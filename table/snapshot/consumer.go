@@ -64,6 +64,29 @@ func (m *Manager) Consumer(id string) (next base.SnapshotID, ok bool, err error)
 	return c.NextSnapshot, true, nil
 }
 
+// Consumers returns every registered consumer id with its next snapshot.
+func (m *Manager) Consumers() (map[string]base.SnapshotID, error) {
+	files, err := m.fs.List(m.table + "/" + ConsumerDir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]base.SnapshotID{}
+	for _, f := range files {
+		id, ok := strings.CutPrefix(f.Name, "consumer-")
+		if !ok {
+			continue
+		}
+		next, ok, err := m.Consumer(id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[id] = next
+		}
+	}
+	return out, nil
+}
+
 // MinConsumer returns the smallest next snapshot over all consumers, and
 // false if there is none.
 func (m *Manager) MinConsumer() (base.SnapshotID, bool, error) {
