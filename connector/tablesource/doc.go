@@ -30,4 +30,27 @@
 // Reading ahead of the barriers is allowed; emitting ahead is not: a
 // batch's changes are emitted before its end-of-epoch barrier, and no
 // change of epoch E+1 is emitted before barrier E.
+//
+// # Start
+//
+// A fresh source (no restored state) of a job that starts after epoch S
+// (Config.StartAfter) emits the table as it is at S, the full content of
+// its newest snapshot of epoch <= S read as inserts, in epoch S+1, then the
+// changelog of the snapshots after it: the table's older snapshots may have
+// expired (Paimon's default streaming scan, a full snapshot and then its
+// changes). A checkpoint in the middle of the full content stores how many
+// rows of it are out; the restored source reads the snapshot again and
+// skips them (the merged read's order is deterministic).
+//
+// # Consumer
+//
+// Invariant (consumer-at-checkpoint): the position the source registers
+// with the table as its consumer (snapshot expiration keeps every snapshot
+// from it on) is the one of its last completed checkpoint, or its start
+// before any completed: a restore resumes at a completed checkpoint's
+// position, never before the registered one, so expiration never removes a
+// snapshot a restore reads. Registering per read, as a plain stream does,
+// would let expiration take snapshots between the last checkpoint and the
+// read position. Closing the source keeps the consumer (a restart needs
+// it); the engine removes consumers of dropped jobs.
 package tablesource
