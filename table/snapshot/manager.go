@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/table/fileio"
@@ -26,6 +28,16 @@ const (
 type Manager struct {
 	fs    fileio.FS
 	table string
+	// known is the highest snapshot id this manager has seen present:
+	// ids only grow and the latest snapshot is never deleted while the
+	// table exists, so LatestID probes forward from it with one stat
+	// when nothing is new (a caught-up reader polls LatestID).
+	known atomic.Uint64
+	// latest is the snapshot Latest last read: snapshots are immutable.
+	latest atomic.Pointer[Snapshot]
+	// listedEmpty is when a listing last found no snapshot (Unix
+	// nanoseconds; 0 if none did).
+	listedEmpty atomic.Int64
 }
 
 // NewManager returns the snapshot manager of the table at dir.
@@ -124,28 +136,64 @@ func (m *Manager) writeHint(name string, id base.SnapshotID) error {
 func (m *Manager) exists(id base.SnapshotID) (bool, error) { return m.fs.Exists(m.Path(id)) }
 
 // LatestID returns the highest snapshot id, or 0 if the table has no
-// snapshot. It starts from the LATEST hint and probes forward; without a
-// usable hint it lists the directory.
+// snapshot. It probes forward from the highest id the manager has seen,
+// else from the LATEST hint; without either it looks for snapshot 1 and
+// lists the directory (an empty table at most once a second), so a reader
+// polling a table that has nothing new costs one stat.
 func (m *Manager) LatestID() (base.SnapshotID, error) {
-	if h, ok := m.readHint(LatestHint); ok && h > 0 {
-		if ok, err := m.exists(h); err == nil && ok {
-			for {
-				next, err := m.exists(h + 1)
-				if err != nil {
-					return 0, err
-				}
-				if !next {
-					return h, nil
-				}
-				h++
+	h := base.SnapshotID(m.known.Load())
+	last := m.listedEmpty.Load()
+	recentlyEmpty := last != 0 && time.Since(time.Unix(0, last)) < time.Second
+	if h == 0 && !recentlyEmpty {
+		if hint, ok := m.readHint(LatestHint); ok && hint > 0 {
+			if ok, err := m.exists(hint); err == nil && ok {
+				h = hint
 			}
 		}
 	}
-	ids, err := m.IDs()
-	if err != nil || len(ids) == 0 {
-		return 0, err
+	if h == 0 {
+		// Nothing seen and no usable hint: an empty table (whose first
+		// snapshot will be 1: one stat finds it), or one whose hint is
+		// lost and whose first snapshots expired, which a listing finds;
+		// an empty table is listed at most once a second.
+		ok, err := m.exists(1)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case ok:
+			h = 1
+		case recentlyEmpty:
+			return 0, nil
+		default:
+			ids, err := m.IDs()
+			if err != nil {
+				return 0, err
+			}
+			if len(ids) == 0 {
+				m.listedEmpty.Store(time.Now().UnixNano())
+				return 0, nil
+			}
+			h = ids[len(ids)-1]
+		}
 	}
-	return ids[len(ids)-1], nil
+	for {
+		next, err := m.exists(h + 1)
+		if err != nil {
+			return 0, err
+		}
+		if !next {
+			break
+		}
+		h++
+	}
+	for {
+		k := m.known.Load()
+		if uint64(h) <= k || m.known.CompareAndSwap(k, uint64(h)) {
+			break
+		}
+	}
+	return h, nil
 }
 
 // Latest reads the latest snapshot; nil without error if there is none.
@@ -155,9 +203,18 @@ func (m *Manager) Latest() (*Snapshot, error) {
 		if err != nil || id == 0 {
 			return nil, err
 		}
+		if c := m.latest.Load(); c != nil && c.ID == id {
+			return c, nil
+		}
 		s, err := m.Get(id)
 		if errors.Is(err, base.ErrNotFound) {
-			continue // rolled back or expired meanwhile
+			// Gone: the table was dropped (and maybe created again)
+			// under this handle; look again from scratch.
+			m.known.Store(0)
+			continue
+		}
+		if err == nil {
+			m.latest.Store(s)
 		}
 		return s, err
 	}
