@@ -24,7 +24,7 @@ func TestDemoRunsConsistentAndVerified(t *testing.T) {
 		Engine:   engine.Options{Dir: t.TempDir(), EpochInterval: 200 * time.Millisecond, CheckpointInterval: 200 * time.Millisecond},
 		Rate:     5000,
 		Seed:     7,
-		Duration: 4 * time.Second,
+		Duration: 6 * time.Second,
 		Out:      &out,
 	})
 	if err != nil {
@@ -35,6 +35,35 @@ func TestDemoRunsConsistentAndVerified(t *testing.T) {
 	}
 	if got := sum.Line(); !strings.HasPrefix(got, "consistency checks: ") || !strings.HasSuffix(got, "views verified: 3 of 3") {
 		t.Fatalf("last line %q", got)
+	}
+}
+
+// TestDurationCountsFromTheStart: --duration D counts from the start of
+// the run, the creation of the topology included, so a creation that
+// takes longer than D leaves no time for checks: the run goes straight to
+// the final verification, and says how long that took.
+func TestDurationCountsFromTheStart(t *testing.T) {
+	var out bytes.Buffer
+	sum, err := Run(context.Background(), Options{
+		Engine:   engine.Options{Dir: t.TempDir(), EpochInterval: 50 * time.Millisecond, CheckpointInterval: 50 * time.Millisecond},
+		Rate:     1000,
+		Seed:     7,
+		Duration: 2 * time.Second,
+		Out:      &out,
+		// The creation lasts past D.
+		afterCreate: func() { time.Sleep(3 * time.Second) },
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if n := sum.Passed + sum.Violated; n != 0 {
+		t.Fatalf("%d checks ran after the duration had passed\n%s", n, out.String())
+	}
+	if sum.Views != 3 || sum.Verified != 3 {
+		t.Fatalf("summary %+v\n%s", sum, out.String())
+	}
+	if !strings.Contains(out.String(), "no consistency check ran") || !strings.Contains(out.String(), "final verification took ") {
+		t.Fatalf("the output does not say how long the verification took:\n%s", out.String())
 	}
 }
 

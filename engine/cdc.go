@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -44,6 +45,27 @@ import (
 // table's declared types; one table may tolerate what another must not.
 // A dropped row is that row only: the rest of its transaction, in every
 // table, commits at one epoch.
+//
+// A table the source cannot follow (a bad value in fail mode, an
+// upstream column that no longer fits, a TRUNCATE, the upstream table
+// gone) is quarantined (connector/pgcdc, Quarantine) instead of stopping
+// the source: it keeps what it committed before the transaction that
+// failed, takes nothing after, and the source's other tables go on, as
+// Flink CDC and RisingWave keep a source's other tables going. The
+// quarantine is recorded in DIR/cdc/JOB/quarantine.json before that
+// transaction is handed on, so that a restart keeps it; its error shows
+// in strata_catalog.jobs (the job's error) and ends every read of the
+// table (SourceTableError, 55000). DROP TABLE and CREATE TABLE of a
+// table of the source give the source a new job with a fresh snapshot,
+// which ends the quarantines (the file goes with the old job).
+//
+// quarantine.json, version 1:
+//
+//	{"version": 1, "tables": [{"table": "a", "from": 30712008, "error": "postgres-cdc source pg: table a column name: ..."}]}
+//
+// "table" is the Strata table's name, "from" the commit LSN from which
+// nothing of it is ingested (pgcdc.Quarantine). It is written whole to a
+// temporary file, synced and renamed over the old one.
 
 // Options of a table fed by a source.
 const (
@@ -157,6 +179,18 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 	if connector != "" || len(connOpts) > 0 {
 		return sqlerr.New(sqlerr.InvalidParameterValue, "table %s is fed by source %s: connector options belong to the source (%q)", t.Name.Name, srcName.Name, firstKey(connOpts))
 	}
+	// A table the source could not follow is refused here rather than
+	// quarantined as soon as its job starts.
+	srcOpts, err := pgcdc.ParseOptions(src.Options)
+	if err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", srcName.Name, err))
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	err = pgcdc.Check(cctx, srcOpts, pgcdc.Table{Upstream: upstream, Name: t.Name.Name, Columns: t.Columns, PrimaryKey: t.PrimaryKey})
+	cancel()
+	if err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", srcName.Name, err))
+	}
 	if _, err := e.createStorage(t.Name, t.Columns, t.PrimaryKey, storeOpts); err != nil {
 		return err
 	}
@@ -191,8 +225,11 @@ func (e *Engine) rebuildCDCJob(ctx context.Context, src catalog.ObjectName) erro
 		return err
 	}
 	// The new set of tables is a new layout: the old job's checkpoints
-	// do not apply to it.
+	// and quarantines do not apply to it.
 	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", name)); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(e.quarantineDir(name)); err != nil {
 		return err
 	}
 	cat, err := e.meta.Catalog(ctx)
@@ -254,9 +291,17 @@ func (e *Engine) buildCDCJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job,
 		cts = append(cts, t)
 		tables = append(tables, pgcdc.Table{Upstream: t.Options[OptionSourceTable], Name: t.Name.Name, Columns: t.Columns, PrimaryKey: t.PrimaryKey, Errors: errs})
 	}
+	kept, err := e.loadQuarantines(def.Name)
+	if err != nil {
+		return nil, nil, err
+	}
 	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
 	defer cancel()
-	stream, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: tables, Name: src.Name.Name})
+	stream, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: tables, Name: src.Name.Name, Quarantined: kept,
+		OnQuarantine: func(q pgcdc.Quarantine) error {
+			e.log.Error("table quarantined: its source no longer feeds it", "job", def.Name, "table", q.Table, "err", q.Err)
+			return e.saveQuarantine(def.Name, q)
+		}})
 	if err != nil {
 		return nil, nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", src.Name.Name, err))
 	}
@@ -320,6 +365,7 @@ func (e *Engine) buildCDCJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job,
 				if low > 0 {
 					conf.Committed(low)
 				}
+				e.showQuarantines(def.Name, stream.Quarantined())
 			}
 		},
 		close: stream.Close,
@@ -345,8 +391,18 @@ func (r *snapshotDiff) Next(pos uint64) (*types.Chunk, uint64, error) {
 	}
 	// Position 0 is the snapshot. Nothing this job wrote is committed
 	// before it, so the tables still hold what the previous job (if any)
-	// committed; the same deletes come out on every replay.
+	// committed; the same deletes come out on every replay. A table
+	// quarantined from the snapshot on keeps what it holds.
+	skip := map[string]bool{}
+	for _, q := range r.stream.Quarantined() {
+		if q.From == 0 {
+			skip[q.Table] = true
+		}
+	}
 	for i, t := range r.tables {
+		if skip[t.Name.Name] {
+			continue
+		}
 		tb, err := r.e.Table(t.Name)
 		if err != nil {
 			return nil, pos, err
@@ -393,4 +449,161 @@ func (r *snapshotDiff) Next(pos uint64) (*types.Chunk, uint64, error) {
 		}
 	}
 	return c, next, nil
+}
+
+// quarantineFile is the name of a source job's quarantine record.
+const quarantineFile = "quarantine.json"
+
+// quarantineRecord is quarantine.json (see the top of this file).
+type quarantineRecord struct {
+	Version int               `json:"version"`
+	Tables  []quarantineEntry `json:"tables"`
+}
+
+type quarantineEntry struct {
+	Table string `json:"table"`
+	From  uint64 `json:"from"`
+	Error string `json:"error"`
+}
+
+// quarantineDir is where job keeps its quarantine record.
+func (e *Engine) quarantineDir(job string) string { return filepath.Join(e.opts.Dir, "cdc", job) }
+
+// loadQuarantines reads job's quarantine record (none when it has none).
+func (e *Engine) loadQuarantines(job string) ([]pgcdc.Quarantine, error) {
+	path := filepath.Join(e.quarantineDir(job), quarantineFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("job %s: read %s: %w", job, path, err)
+	}
+	var rec quarantineRecord
+	if err := json.Unmarshal(b, &rec); err != nil || rec.Version != 1 {
+		return nil, fmt.Errorf("job %s: %s is not a quarantine record of version 1 (%v): %w", job, path, err, base.ErrCorruption)
+	}
+	out := make([]pgcdc.Quarantine, len(rec.Tables))
+	for i, t := range rec.Tables {
+		out[i] = pgcdc.Quarantine{Table: t.Table, From: t.From, Err: t.Error}
+	}
+	return out, nil
+}
+
+// saveQuarantine adds q to job's quarantine record (replacing an entry of
+// the same table), written whole and atomically: a temporary file,
+// synced, renamed over the old one, the directory synced.
+func (e *Engine) saveQuarantine(job string, q pgcdc.Quarantine) error {
+	old, err := e.loadQuarantines(job)
+	if err != nil {
+		return err
+	}
+	rec := quarantineRecord{Version: 1}
+	for _, o := range old {
+		if o.Table != q.Table {
+			rec.Tables = append(rec.Tables, quarantineEntry{Table: o.Table, From: o.From, Error: o.Err})
+		}
+	}
+	rec.Tables = append(rec.Tables, quarantineEntry{Table: q.Table, From: q.From, Error: q.Err})
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := e.quarantineDir(job)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, quarantineFile+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, quarantineFile))
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("job %s: write %s: %w", job, quarantineFile, err)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// showQuarantines makes job's quarantines its error (strata_catalog.jobs)
+// while it has no other: the job runs, but these tables no longer follow
+// their source.
+func (e *Engine) showQuarantines(job string, qs []pgcdc.Quarantine) {
+	if len(qs) == 0 {
+		return
+	}
+	e.mu.Lock()
+	rj := e.jobs[job]
+	e.mu.Unlock()
+	if rj == nil {
+		return
+	}
+	rj.mu.Lock()
+	defer rj.mu.Unlock()
+	if rj.err == nil {
+		rj.err = quarantinedError(qs)
+	}
+}
+
+// quarantinedError is the error of a source job with quarantined tables.
+func quarantinedError(qs []pgcdc.Quarantine) error {
+	parts := make([]string, len(qs))
+	for i, q := range qs {
+		parts[i] = fmt.Sprintf("table %s is quarantined (it no longer follows its source): %s", q.Table, q.Err)
+	}
+	return errors.New(strings.Join(parts, "; "))
+}
+
+// SourceTableError returns, for a table fed by a source whose job
+// quarantined it (the top of this file), an error (55000) naming the
+// table and saying why and what ends it; nil for any other table. A read
+// of the table calls it: the table no longer follows its source, and
+// its contents are those before the transaction it could not take.
+func (e *Engine) SourceTableError(ctx context.Context, name catalog.ObjectName) error {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	t, err := cat.Table(name)
+	if err != nil || t.Options[OptionSource] == "" {
+		return nil
+	}
+	src, err := cat.Source(ddlSourceName(t.Options[OptionSource], name.Database))
+	if err != nil {
+		return nil
+	}
+	qs, err := e.loadQuarantines(cdcJobName(src.Name))
+	if err != nil {
+		return err
+	}
+	for _, q := range qs {
+		if q.Table == name.Name {
+			return sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
+				"table %s no longer follows source %s, which could not ingest it: %s. Its rows are those before that transaction. Fix the upstream table or the declaration, then DROP TABLE %s and create it again (the source then starts from a fresh snapshot)",
+				name.Name, src.Name.Name, q.Err, name.Name)
+		}
+	}
+	return nil
+}
+
+// ddlSourceName reads a source table's source option ("db.name").
+func ddlSourceName(opt, db string) catalog.ObjectName {
+	if d, n, ok := strings.Cut(opt, "."); ok {
+		return catalog.Name(d, n)
+	}
+	return catalog.Name(db, opt)
 }

@@ -121,3 +121,81 @@ func TestPostgresCDC(t *testing.T) {
 		t.Fatalf("DROP SOURCE with tables: %v", err)
 	}
 }
+
+// TestPostgresCDCQuarantine: a value one table of a source cannot hold
+// quarantines that table only. Over the wire, a SELECT of it fails with
+// 55000 naming the table and column, strata_catalog.jobs shows the
+// error, and the source's other table goes on. Dropping the table and
+// creating it again with a fitting type ends the quarantine.
+func TestPostgresCDCQuarantine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL")
+	}
+	pg := pgtest.Start(t)
+	ctx := context.Background()
+	up, err := pgx.Connect(ctx, pg.CreateDatabase(t, "quar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close(ctx)
+	for _, q := range []string{
+		"CREATE TABLE good (id INT PRIMARY KEY, v TEXT)",
+		"CREATE TABLE bad (id INT PRIMARY KEY, v VARCHAR(40))",
+		"INSERT INTO bad VALUES (1, 'ok')",
+	} {
+		if _, err := up.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s := startTest(t, t.TempDir())
+	defer s.Close()
+	c := connect(t, s)
+	defer c.Close(ctx)
+	exec(t, c, fmt.Sprintf(`CREATE SOURCE pg WITH (connector = 'postgres-cdc', hostname = '%s', port = '%d', username = '%s',
+		database = 'quar', slot = 'quar_slot', publication = 'quar_pub')`, pg.Host, pg.Port, pgtest.Superuser))
+	exec(t, c, "CREATE TABLE good (id INT PRIMARY KEY, v TEXT) FROM pg TABLE 'public.good'")
+	exec(t, c, "CREATE TABLE bad (id INT PRIMARY KEY, v VARCHAR(3)) FROM pg TABLE 'public.bad'")
+	wait := func(q, want string) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			got := rowsText(t, c, q)
+			if got == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s:\n%s\nwant\n%s", q, got, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	wait("SELECT id, v FROM bad", "1|ok")
+	if _, err := up.Exec(ctx, "BEGIN; INSERT INTO bad VALUES (2, 'far too long'); INSERT INTO good VALUES (1, 'one'); COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	wait("SELECT id, v FROM good", "1|one")
+	_, err = c.Exec(ctx, "SELECT * FROM bad", pgx.QueryExecModeSimpleProtocol)
+	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "table bad no longer follows source pg") ||
+		!strings.Contains(err.Error(), "table bad column v") || !strings.Contains(err.Error(), "value too long for type character varying(3)") {
+		t.Fatalf("SELECT of the quarantined table: %v", err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		got := rowsText(t, c, "SELECT error FROM strata_catalog.jobs WHERE name = 'cdc-dev-pg'")
+		if strings.Contains(got, "table bad is quarantined") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("strata_catalog.jobs error: %q", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := up.Exec(ctx, "INSERT INTO good VALUES (2, 'two')"); err != nil {
+		t.Fatal(err)
+	}
+	wait("SELECT id, v FROM good ORDER BY id", "1|one\n2|two")
+	// The way out: drop the table and create it with a type that fits.
+	exec(t, c, "DROP TABLE bad")
+	exec(t, c, "CREATE TABLE bad (id INT PRIMARY KEY, v VARCHAR(40)) FROM pg TABLE 'public.bad'")
+	wait("SELECT id, v FROM bad ORDER BY id", "1|ok\n2|far too long")
+	wait("SELECT id, v FROM good ORDER BY id", "1|one\n2|two")
+}

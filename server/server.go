@@ -154,12 +154,21 @@ type VerifyResponse struct {
 	Error   string   `json:"error,omitempty"`
 }
 
-// Verify runs engine.Verify for a view named "v" or "db.v".
+// Verify runs engine.Verify for a view named "v" or "db.v". A name that
+// is a plain table or a source gets an error saying that verify checks
+// materialized views and what the name is instead: a table (fed by
+// INSERTs or a connector) has no query to recompute, so there is nothing
+// to compare it with.
 func Verify(ctx context.Context, e *engine.Engine, view string, epoch uint64) VerifyResponse {
 	out := VerifyResponse{View: view}
-	v, err := e.Verify(ctx, ddl.ObjectName(view, engine.DefaultDatabase), base.Epoch(epoch))
+	name := ddl.ObjectName(view, engine.DefaultDatabase)
+	if what := notAView(ctx, e, name); what != "" {
+		out.Error = fmt.Sprintf("%s is %s, not a materialized view: verify recomputes a materialized view's query from its inputs and compares the result with what the view stores; a table has no query to recompute", view, what)
+		return out
+	}
+	v, err := e.Verify(ctx, name, base.Epoch(epoch))
 	if err != nil {
-		out.Error = err.Error()
+		out.Error = UserMessage(err.Error())
 		return out
 	}
 	out.Epoch, out.Rows, out.OK = uint64(v.Epoch), v.Rows, v.OK()
@@ -170,6 +179,29 @@ func Verify(ctx context.Context, e *engine.Engine, view string, epoch uint64) Ve
 		out.Extra = append(out.Extra, r.String())
 	}
 	return out
+}
+
+// notAView says what name is when it names something other than a
+// materialized view ("a table", "a source"), or "" (a view, or nothing
+// at all, which engine.Verify reports).
+func notAView(ctx context.Context, e *engine.Engine, name catalog.ObjectName) string {
+	cat, err := e.Catalog(ctx)
+	if err != nil {
+		return ""
+	}
+	if t, err := cat.Table(name); err == nil && t.Kind != catalog.KindView {
+		if src := t.Options[engine.OptionSource]; src != "" {
+			return "a table (fed by source " + src + ")"
+		}
+		if c := t.Options["connector"]; c != "" {
+			return "a table (fed by the " + c + " connector)"
+		}
+		return "a table"
+	}
+	if cat.IsSource(name) {
+		return "a source"
+	}
+	return ""
 }
 
 func (s *Server) verify(w http.ResponseWriter, r *http.Request) {

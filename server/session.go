@@ -164,7 +164,7 @@ func (s *Session) Close() {}
 func (s *Session) Split(text string) ([]string, error) {
 	stmts, err := ddl.Parse(text)
 	if err != nil {
-		return nil, err
+		return nil, userError(err)
 	}
 	out := make([]string, len(stmts))
 	for i, st := range stmts {
@@ -197,7 +197,7 @@ func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.T
 	if err != nil && errors.Is(err, context.Canceled) {
 		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 	}
-	return st, err
+	return st, userError(err)
 }
 
 func (s *Session) prepare(ctx context.Context, text string, paramTypes []types.Type) (*pgwire.Statement, error) {
@@ -213,6 +213,9 @@ func (s *Session) prepare(ctx context.Context, text string, paramTypes []types.T
 		return nil, sqlerr.New(sqlerr.SyntaxError, "cannot insert multiple commands into a prepared statement")
 	}
 	if q, ok := stmts[0].(*ddl.Query); ok {
+		if pst, handled, err := s.prepareSleep(ctx, q, paramTypes); handled || err != nil {
+			return pst, err
+		}
 		if pst, handled, err := s.prepareOLAP(ctx, text, q, paramTypes); handled || err != nil {
 			return pst, err
 		}
@@ -269,6 +272,10 @@ type olapStatement struct {
 // (no tables, or system tables).
 func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, paramTypes []types.Type) (*pgwire.Statement, bool, error) {
 	if olap.IsCatalogQuery(q.QueryText) {
+		ctx, err := s.catalogContext(ctx)
+		if err != nil {
+			return nil, true, err
+		}
 		res, err := s.e.CatalogQuery(ctx, s.db, q.QueryText)
 		if err != nil {
 			return nil, true, err
@@ -278,6 +285,9 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 	plan, ok, err := s.e.PlanOLAP(ctx, s.db, q.QueryText)
 	if err != nil || !ok {
 		return nil, false, err
+	}
+	if err := s.checkSourceTables(ctx, plan.Tables); err != nil {
+		return nil, true, err
 	}
 	cols, params, err := s.e.DescribeOLAP(ctx, plan, q.QueryText)
 	if engine.BeyondOLAP(err) {
@@ -357,6 +367,10 @@ func olapColumns(cols []olap.Column) []pgwire.Column {
 // runOLAP executes a prepared OLAP statement.
 func (s *Session) runOLAP(ctx context.Context, st *olapStatement, params []types.Datum) (*pgwire.Result, error) {
 	if st.catalog {
+		ctx, err := s.catalogContext(ctx)
+		if err != nil {
+			return nil, err
+		}
 		res, err := s.e.CatalogQuery(ctx, s.db, st.q.QueryText)
 		if err != nil {
 			return nil, err
@@ -370,6 +384,9 @@ func (s *Session) runOLAP(ctx context.Context, st *olapStatement, params []types
 	if st.q.AtEpoch != nil {
 		ep := base.Epoch(*st.q.AtEpoch)
 		spec.AtEpoch = &ep
+	}
+	if err := s.checkSourceTables(ctx, st.plan.Tables); err != nil {
+		return nil, err
 	}
 	res, epochs, err := s.e.RunOLAP(ctx, st.plan, st.text, spec, s.loc, params)
 	if err != nil && engine.BeyondOLAP(err) {
@@ -386,6 +403,19 @@ func (s *Session) runOLAP(ctx context.Context, st *olapStatement, params []types
 	}
 	s.noteRead(epochs)
 	return &pgwire.Result{Columns: olapColumns(res.Columns), Rows: res.Rows, Tag: pgwire.SelectTag(len(res.Rows))}, nil
+}
+
+// checkSourceTables fails a read of a table its source no longer feeds
+// (engine.SourceTableError): the error names the table, the column and
+// the transaction it could not take, where a read would silently return
+// rows that stopped following the source.
+func (s *Session) checkSourceTables(ctx context.Context, tables []catalog.ObjectName) error {
+	for _, t := range tables {
+		if err := s.e.SourceTableError(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // noteRead records the epoch a read was at (the smallest, when it read
@@ -488,10 +518,16 @@ func (s *Session) Execute(ctx context.Context, pst *pgwire.Statement, params []t
 	if err != nil && s.timeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && sqlerr.From(err).Code != sqlerr.ObjectNotInPrerequisiteState {
 		return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to statement timeout")
 	}
-	return res, err
+	return res, userError(err)
 }
 
 func (s *Session) executeStatement(ctx context.Context, pst *pgwire.Statement, params []types.Datum) (*pgwire.Result, error) {
+	if ss, ok := pst.Impl.(*sleepStatement); ok {
+		if err := sleep(ctx, ss.d); err != nil {
+			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
+		}
+		return s.executeStatement(ctx, ss.inner, params)
+	}
 	if os, ok := pst.Impl.(*olapStatement); ok {
 		res, err := s.runOLAP(ctx, os, params)
 		if err != nil && errors.Is(err, context.Canceled) {

@@ -96,7 +96,11 @@ epoch. The last line reads:
 			if err != nil && !(ctx.Err() != nil && sum.Passed+sum.Violated > 0) {
 				return err
 			}
-			fmt.Fprintf(out, "%d events in %v (%.0f/s); views verified in %v\n", sum.Events, sum.Duration.Round(time.Millisecond),
+			ran := fmt.Sprintf("ran %v", sum.Duration.Round(time.Millisecond))
+			if duration > 0 {
+				ran += fmt.Sprintf(" (--duration %v)", duration)
+			}
+			fmt.Fprintf(out, "%s: %d events (%.0f/s); final verification took %v\n", ran, sum.Events,
 				float64(sum.Events)/max(sum.Duration.Seconds(), 1e-9), sum.Verification.Round(time.Millisecond))
 			fmt.Fprintln(out, sum.Line())
 			if sum.Violated > 0 || sum.Verified < sum.Views {

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/stratadb/strata/server"
 )
 
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "strata:", err)
+		fmt.Fprintln(os.Stderr, "strata:", server.UserMessage(err.Error()))
 		if errors.Is(err, errVerifyFailed) {
 			os.Exit(2)
 		}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,8 +21,56 @@ import (
 	"github.com/stratadb/strata/sql/ddl"
 )
 
+// sslModes are the sslmode values `strata sql` takes, libpq's.
+var sslModes = []string{"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}
+
+// sqlConnString returns the connection string of `strata sql`'s flags,
+// as a postgres:// URL so that any character of a password is safe.
+func sqlConnString(addr, user, password, db, sslMode, rootCert string) (string, error) {
+	if !slices.Contains(sslModes, sslMode) {
+		return "", fmt.Errorf("--sslmode %q is not one of %s", sslMode, strings.Join(sslModes, ", "))
+	}
+	if (sslMode == "verify-ca" || sslMode == "verify-full") && rootCert == "" {
+		return "", fmt.Errorf("--sslmode %s checks the server's certificate: give the certificate authority with --sslrootcert FILE (or PGSSLROOTCERT)", sslMode)
+	}
+	u := url.URL{Scheme: "postgres", Host: addr, Path: "/" + db}
+	if password != "" {
+		u.User = url.UserPassword(user, password)
+	} else {
+		u.User = url.User(user)
+	}
+	q := url.Values{"sslmode": {sslMode}}
+	if rootCert != "" {
+		q.Set("sslrootcert", rootCert)
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// envOr returns flag when it was given (set), else the environment
+// variable name when it is not empty, else the first of fallback.
+func envOr(name, flag string, set bool, fallback ...string) string {
+	if set {
+		return flag
+	}
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	if len(fallback) > 0 {
+		return fallback[0]
+	}
+	return ""
+}
+
+// isQuit reports whether line asks to leave: psql's \q, or quit or exit
+// alone on a line.
+func isQuit(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == `\q` || t == "quit" || t == "exit" || t == "quit;" || t == "exit;"
+}
+
 func newSQLCommand() *cobra.Command {
-	var addr, user, db, command, file string
+	var addr, user, db, command, file, password, sslMode, rootCert string
 	cmd := &cobra.Command{
 		Use:   "sql",
 		Short: "Run SQL against a running Strata (a small psql for people without one)",
@@ -28,12 +78,27 @@ func newSQLCommand() *cobra.Command {
 With -c it runs that text, with -f the file's (going on after an error,
 as psql does); otherwise it reads statements from the terminal (ending at
 ';') or from standard input. Results print as aligned tables. \dt, \dm,
-\d and \d NAME work as in psql.`,
+\d and \d NAME work as in psql; \q (or quit, exit) ends the session.
+
+A server started with --password-file asks for a password: give it with
+--password or PGPASSWORD. --sslmode works as libpq's: disable, allow,
+prefer (the default: TLS when the server offers it, started with
+--tls-cert/--tls-key), require (TLS, the certificate unchecked),
+verify-ca and verify-full (TLS with the certificate checked against
+--sslrootcert, verify-full also checking the host name). PGSSLMODE and
+PGSSLROOTCERT set their defaults.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
-			dsn := fmt.Sprintf("postgres://%s@%s/%s?sslmode=disable", user, addr, db)
+			// The environment gives what the flags leave out, as libpq's
+			// PGPASSWORD, PGSSLMODE and PGSSLROOTCERT do (read here, not as
+			// flag defaults, so that --help never shows a password).
+			dsn, err := sqlConnString(addr, user, envOr("PGPASSWORD", password, password != ""), db,
+				envOr("PGSSLMODE", sslMode, sslMode != "", "prefer"), envOr("PGSSLROOTCERT", rootCert, rootCert != ""))
+			if err != nil {
+				return err
+			}
 			conn, err := pgconn.Connect(ctx, dsn)
 			if err != nil {
 				return fmt.Errorf("connect to %s: %w", addr, err)
@@ -42,6 +107,9 @@ as psql does); otherwise it reads statements from the terminal (ending at
 			out := cmd.OutOrStdout()
 			switch {
 			case command != "":
+				if isQuit(command) {
+					return nil
+				}
 				if q, ok := metaCommand(command); ok {
 					command = q
 				}
@@ -70,6 +138,9 @@ as psql does); otherwise it reads statements from the terminal (ending at
 	cmd.Flags().StringVarP(&db, "database", "d", "dev", "database")
 	cmd.Flags().StringVarP(&command, "command", "c", "", "SQL to run")
 	cmd.Flags().StringVarP(&file, "file", "f", "", "file of SQL to run")
+	cmd.Flags().StringVar(&password, "password", "", "password, for a server started with --password-file (default $PGPASSWORD)")
+	cmd.Flags().StringVar(&sslMode, "sslmode", "", "TLS as libpq's sslmode: disable, allow, prefer, require, verify-ca, verify-full (default $PGSSLMODE, else prefer)")
+	cmd.Flags().StringVar(&rootCert, "sslrootcert", "", "certificate authority (PEM) that verify-ca and verify-full check the server's certificate against (default $PGSSLROOTCERT)")
 	return cmd
 }
 
@@ -103,7 +174,7 @@ func interactive(ctx context.Context, conn *pgconn.PgConn, in *os.File, out io.W
 			fmt.Fprintln(out)
 			return nil
 		}
-		if t := strings.TrimSpace(line); buf.Len() == 0 && (t == `\q` || t == "exit" || t == "quit") {
+		if buf.Len() == 0 && isQuit(line) {
 			return nil
 		}
 		if q, ok := metaCommand(line); ok && buf.Len() == 0 {
@@ -207,6 +278,9 @@ func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Wri
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
+		if isQuit(line) && strings.TrimSpace(buf.String()) == "" {
+			break
+		}
 		if q, ok := metaCommand(line); ok && strings.TrimSpace(buf.String()) == "" {
 			report(runSQL(ctx, conn, q, out))
 			continue

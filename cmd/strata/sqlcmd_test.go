@@ -2,12 +2,24 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stratadb/strata/engine"
 	"github.com/stratadb/strata/server"
+	"github.com/stratadb/strata/sql/pgwire"
 )
 
 // TestSQLCommand runs `strata sql -c` and `strata sql` with a script on
@@ -55,5 +67,117 @@ func TestSQLCommand(t *testing.T) {
 	err = cmd.Execute()
 	if err == nil || !strings.Contains(buf.String(), "ERROR:") || !strings.Contains(buf.String(), " t\n") || !strings.Contains(buf.String(), "     2\n") {
 		t.Fatalf("script with an error and \\dt: %v\n%s", err, buf.String())
+	}
+}
+
+// selfSignedCA writes a fresh self-signed certificate for 127.0.0.1 to
+// dir/ca.pem and returns the server's TLS configuration with it.
+func selfSignedCA(t *testing.T, dir string) (*tls.Config, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "strata test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:        true, BasicConstraintsValid: true,
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}, MinVersion: tls.VersionTLS12}, path
+}
+
+// TestSQLCommandPasswordAndTLS: `strata sql` reaches a server that
+// requires TLS and a password, with --password or PGPASSWORD and
+// --sslmode as libpq's; verify-full checks the certificate against
+// --sslrootcert.
+func TestSQLCommandPasswordAndTLS(t *testing.T) {
+	dir := t.TempDir()
+	tlsConf, ca := selfSignedCA(t, dir)
+	auth, err := pgwire.ParsePasswordFile([]byte("root:s3cret/@?\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.Start(context.Background(), server.Options{
+		Engine: engine.Options{Dir: filepath.Join(dir, "data"), EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond},
+		Listen: "127.0.0.1:0", HTTP: "-", TLS: tlsConf, RequireTLS: true, Auth: auth,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	addr := s.Addr().String()
+	t.Setenv("PGPASSWORD", "")
+	t.Setenv("PGSSLMODE", "")
+	t.Setenv("PGSSLROOTCERT", "")
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string // PGPASSWORD
+		ok   bool
+		want string // in the output or the error
+	}{
+		{"require", []string{"--sslmode", "require", "--password", "s3cret/@?"}, "", true, "   1\n(1 row)"},
+		{"prefer by default", []string{"--password", "s3cret/@?"}, "", true, "   1\n(1 row)"},
+		{"PGPASSWORD", []string{"--sslmode", "require"}, "s3cret/@?", true, "   1\n(1 row)"},
+		{"verify-full", []string{"--sslmode", "verify-full", "--sslrootcert", ca, "--password", "s3cret/@?"}, "", true, "   1\n(1 row)"},
+		{"disable refused", []string{"--sslmode", "disable", "--password", "s3cret/@?"}, "", false, "TLS"},
+		{"wrong password", []string{"--sslmode", "require", "--password", "nope"}, "", false, "password authentication failed"},
+		{"verify-full without a CA", []string{"--sslmode", "verify-full"}, "", false, "--sslrootcert"},
+		{"bad sslmode", []string{"--sslmode", "always"}, "", false, `--sslmode "always" is not one of disable, allow, prefer, require, verify-ca, verify-full`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PGPASSWORD", tc.env)
+			out, err := run(t, append([]string{"sql", "--addr", addr, "-c", "SELECT 1 AS one"}, tc.args...)...)
+			if tc.ok {
+				if err != nil || !strings.Contains(out, tc.want) {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want an error saying %q, got %v\n%s", tc.want, err, out)
+			}
+		})
+	}
+}
+
+// TestSQLCommandQuits: \q, quit and exit end a script or -c, as in psql.
+func TestSQLCommandQuits(t *testing.T) {
+	s, err := server.Start(context.Background(), server.Options{
+		Engine: engine.Options{Dir: t.TempDir(), EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond},
+		Listen: "127.0.0.1:0", HTTP: "-",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	addr := s.Addr().String()
+	if out, err := run(t, "sql", "--addr", addr, "-c", `\q`); err != nil || out != "" {
+		t.Fatalf(`-c \q: %v %q`, err, out)
+	}
+	for _, quit := range []string{`\q`, "quit", "exit"} {
+		cmd := newRootCommand()
+		var buf strings.Builder
+		cmd.SetOut(&buf)
+		cmd.SetErr(&buf)
+		cmd.SetIn(strings.NewReader("SELECT 1 AS one;\n" + quit + "\nSELECT nope;\n"))
+		cmd.SetArgs([]string{"sql", "--addr", addr})
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%s: %v\n%s", quit, err, buf.String())
+		}
+		if want := " one\n-----\n   1\n(1 row)\n"; buf.String() != want {
+			t.Fatalf("%s: output %q, want %q", quit, buf.String(), want)
+		}
 	}
 }

@@ -67,8 +67,11 @@ func newStartCommand() *cobra.Command {
 	var listen, httpAddr, meta, warehouse, tlsCert, tlsKey, passwordFile string
 	var requireTLS bool
 	cmd := &cobra.Command{
-		Use:   "start",
-		Short: "Run Strata: the meta service, every job of the catalog and the Postgres wire server",
+		Use: "start",
+		// serve is the name other streaming databases give the same
+		// command.
+		Aliases: []string{"serve"},
+		Short:   "Run Strata: the meta service, every job of the catalog and the Postgres wire server",
 		Long: `Run Strata in this process: the meta service, every job of the catalog
 (each resumes from its latest checkpoint) and the servers. Connect with
 psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,

@@ -31,6 +31,20 @@ type Txn struct {
 	// Stream applies each one's table's error mode when it hands the
 	// transaction out.
 	Bad []BadRow
+	// Failed are the tables whose changes in the transaction the decoder
+	// could not read at all (doc.go, Quarantine): a Relation message
+	// whose columns no longer feed the table, a TRUNCATE, an unchanged
+	// TOASTed value it cannot fill in, a change without its row. Their
+	// changes are left out of Chunk; the Stream quarantines each table
+	// from this transaction on, whatever its error mode.
+	Failed []TableFailure
+}
+
+// TableFailure is a table the decoder could not follow in a transaction:
+// the table's index in the layout and why, naming the table and column.
+type TableFailure struct {
+	Table int
+	Err   error
 }
 
 // BadRow is one row image a transaction leaves out of its chunk: a value
@@ -103,6 +117,9 @@ type relation struct {
 	table int   // index in the layout, or -1 for a table the source does not map
 	cols  []int // cols[j]: the relation's column feeding the table's column j
 	name  string
+	// failed is why the relation cannot feed its table (a declared column
+	// gone, or of a type that does not fit): its changes fail the table.
+	failed error
 }
 
 // decoder turns pgoutput messages (protocol version 1) into transactions.
@@ -117,6 +134,7 @@ type decoder struct {
 	commit uint64
 	chunk  *types.Chunk
 	bad    []BadRow
+	failed []TableFailure
 	// at is the WAL location of the message being stepped; images counts
 	// the row images given so far by the change record at lastAt.
 	at, lastAt uint64
@@ -136,11 +154,12 @@ func newDecoder(l *Layout) *decoder {
 
 // Step applies one message, which the server sent at WAL location at (the
 // XLogData's WALStart: for a change, the start of its WAL record). It
-// returns a transaction at its Commit, and an error for messages it
-// refuses (wrapping ErrUnsupported or base.ErrInvalidArgument for changes
-// it cannot represent, base.ErrCorruption for a protocol violation),
-// naming the table, column and commit LSN. A value that does not fit its
-// column is no error here: its row image goes to Txn.Bad.
+// returns a transaction at its Commit, and an error for a protocol
+// violation (base.ErrCorruption). A value that does not fit its column
+// is no error here: its row image goes to Txn.Bad; a change of one table
+// it cannot represent (wrapping ErrUnsupported or base.ErrInvalidArgument,
+// naming the table, column and commit LSN) goes to Txn.Failed, and the
+// transaction's other tables go on.
 func (d *decoder) Step(msg pglogrepl.Message, at uint64) (*Txn, error) {
 	d.at = at
 	switch m := msg.(type) {
@@ -151,7 +170,7 @@ func (d *decoder) Step(msg pglogrepl.Message, at uint64) (*Txn, error) {
 			return nil, fmt.Errorf("postgres-cdc: Begin of the transaction committing at %s inside another: %w", m.FinalLSN, base.ErrCorruption)
 		}
 		d.open, d.commit = true, uint64(m.FinalLSN)
-		d.chunk, d.bad = types.NewChunk(d.layout.types, 16), nil
+		d.chunk, d.bad, d.failed = types.NewChunk(d.layout.types, 16), nil, nil
 		return nil, nil
 	case *pglogrepl.CommitMessage:
 		if !d.open {
@@ -160,8 +179,13 @@ func (d *decoder) Step(msg pglogrepl.Message, at uint64) (*Txn, error) {
 		if uint64(m.CommitLSN) != d.commit {
 			return nil, fmt.Errorf("postgres-cdc: Commit at %s ends the transaction that Began to commit at %s: %w", m.CommitLSN, pglogrepl.LSN(d.commit), base.ErrCorruption)
 		}
-		t := &Txn{CommitLSN: d.commit, EndLSN: uint64(m.TransactionEndLSN), Chunk: d.chunk, Bad: d.bad}
-		d.open, d.chunk, d.bad = false, nil, nil
+		t := &Txn{CommitLSN: d.commit, EndLSN: uint64(m.TransactionEndLSN), Chunk: d.chunk, Bad: d.bad, Failed: d.failed}
+		if len(d.failed) > 0 {
+			// A failed table's changes of this transaction, even those
+			// before its failure, stay out: the table stops before it.
+			t.Chunk = dropTables(t.Chunk, d.failed)
+		}
+		d.open, d.chunk, d.bad, d.failed = false, nil, nil, nil
 		return t, nil
 	case *pglogrepl.InsertMessage:
 		rel, err := d.change(m.RelationID, "insert")
@@ -207,8 +231,8 @@ func (d *decoder) Step(msg pglogrepl.Message, at uint64) (*Txn, error) {
 	case *pglogrepl.TruncateMessage:
 		for _, id := range m.RelationIDs {
 			if rel := d.rels[id]; rel != nil && rel.table >= 0 {
-				return nil, fmt.Errorf("postgres-cdc: TRUNCATE of %s (table %s) in the transaction committing at %s is not supported: %w",
-					rel.name, d.layout.Table(rel.table).Name, pglogrepl.LSN(d.commit), ErrUnsupported)
+				d.fail(rel.table, fmt.Errorf("postgres-cdc: TRUNCATE of %s (table %s) in the transaction committing at %s is not supported: %w",
+					rel.name, d.layout.Table(rel.table).Name, pglogrepl.LSN(d.commit), ErrUnsupported))
 			}
 		}
 		return nil, nil
@@ -233,18 +257,62 @@ func (d *decoder) relation(m *pglogrepl.RelationMessage) error {
 		byName[c.Name] = k
 	}
 	rel := &relation{table: i, name: name, cols: make([]int, len(t.Columns))}
+	d.rels[m.RelationID] = rel
 	for j, c := range t.Columns {
 		k, ok := byName[c.Name]
 		if !ok {
-			return fmt.Errorf("postgres-cdc: table %s column %s: %s has no such column: %w", t.Name, c.Name, name, base.ErrInvalidArgument)
+			rel.failed = fmt.Errorf("postgres-cdc: table %s column %s: %s has no such column: %w", t.Name, c.Name, name, base.ErrInvalidArgument)
+			return nil
 		}
 		if err := checkType(t.Name, c.Name, m.Columns[k].DataType, "", false, c.Type); err != nil {
-			return err
+			rel.failed = err
+			return nil
 		}
 		rel.cols[j] = k
 	}
-	d.rels[m.RelationID] = rel
 	return nil
+}
+
+// fail records that table cannot be followed in the open transaction
+// (its first failure only).
+func (d *decoder) fail(table int, err error) {
+	for _, f := range d.failed {
+		if f.Table == table {
+			return
+		}
+	}
+	d.failed = append(d.failed, TableFailure{Table: table, Err: err})
+}
+
+// failedIn tells whether table already failed in the open transaction.
+func (d *decoder) failedIn(table int) bool {
+	for _, f := range d.failed {
+		if f.Table == table {
+			return true
+		}
+	}
+	return false
+}
+
+// dropTables returns c without the rows of the failed tables.
+func dropTables(c *types.Chunk, failed []TableFailure) *types.Chunk {
+	out := types.NewChunk(chunkTypes(c), c.Len())
+	for r := range c.Len() {
+		tag := int(c.Cols[0].Ints[r])
+		if !slices.ContainsFunc(failed, func(f TableFailure) bool { return f.Table == tag }) {
+			out.Append(c.Kinds[r], c.Row(r))
+		}
+	}
+	return out
+}
+
+// chunkTypes returns the column types of c.
+func chunkTypes(c *types.Chunk) []types.Type {
+	out := make([]types.Type, len(c.Cols))
+	for i := range c.Cols {
+		out[i] = c.Cols[i].Type
+	}
+	return out
 }
 
 // change returns the relation a change applies to, nil for a relation the
@@ -260,6 +328,13 @@ func (d *decoder) change(id uint32, what string) (*relation, error) {
 	if rel.table < 0 {
 		return nil, nil
 	}
+	if rel.failed != nil {
+		d.fail(rel.table, rel.failed)
+		return nil, nil
+	}
+	if d.failedIn(rel.table) {
+		return nil, nil // its table stops before this transaction
+	}
 	return rel, nil
 }
 
@@ -270,9 +345,13 @@ func (d *decoder) change(id uint32, what string) (*relation, error) {
 // of its change record.
 func (d *decoder) emit(rel *relation, what string, kind types.RowKind, tup, old *pglogrepl.TupleData) error {
 	t := d.layout.Table(rel.table)
+	if d.failedIn(rel.table) {
+		return nil
+	}
 	if tup == nil {
-		return fmt.Errorf("postgres-cdc: table %s: a %s without its row in the transaction committing at %s (is the replica identity NOTHING?): %w",
-			t.Name, kind, pglogrepl.LSN(d.commit), ErrUnsupported)
+		d.fail(rel.table, fmt.Errorf("postgres-cdc: table %s: a %s without its row in the transaction committing at %s (is the replica identity NOTHING?): %w",
+			t.Name, kind, pglogrepl.LSN(d.commit), ErrUnsupported))
+		return nil
 	}
 	if d.at != d.lastAt {
 		d.lastAt, d.images = d.at, 0
@@ -294,8 +373,9 @@ func (d *decoder) emit(rel *relation, what string, kind types.RowKind, tup, old 
 		col := tup.Columns[k]
 		if col.DataType == pglogrepl.TupleDataTypeToast {
 			if old == nil || k >= len(old.Columns) || old.Columns[k].DataType == pglogrepl.TupleDataTypeToast {
-				return fmt.Errorf("postgres-cdc: table %s column %s: an unchanged TOASTed value in the transaction committing at %s cannot be read; set REPLICA IDENTITY FULL on %s: %w",
-					t.Name, c.Name, pglogrepl.LSN(d.commit), rel.name, ErrUnsupported)
+				d.fail(rel.table, fmt.Errorf("postgres-cdc: table %s column %s: an unchanged TOASTed value in the transaction committing at %s cannot be read; set REPLICA IDENTITY FULL on %s: %w",
+					t.Name, c.Name, pglogrepl.LSN(d.commit), rel.name, ErrUnsupported))
+				return nil
 			}
 			col = old.Columns[k]
 		}

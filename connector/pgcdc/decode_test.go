@@ -31,8 +31,9 @@ import (
 // A tuple is values separated by |, \N for NULL and \U for an unchanged
 // TOASTed value; at is the WAL location the message came at (default
 // 0/0). A command prints "ok", the error it got, or at commit the
-// transaction: its positions, its rows as "table kind v|v|..." and its
-// bad row images with their positions.
+// transaction: its positions, its rows as "table kind v|v|...", the
+// tables it could not follow ("failed") and its bad row images with their
+// positions.
 func TestDecoder(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var dec *decoder
@@ -95,6 +96,9 @@ func TestDecoder(t *testing.T) {
 					}
 				}
 				fmt.Fprintf(&b, "%s %s %s\n", dec.layout.Table(tag).Name, txn.Chunk.Kind(r), strings.Join(vals, "|"))
+			}
+			for _, f := range txn.Failed {
+				fmt.Fprintf(&b, "failed %s: %v\n", dec.layout.Table(f.Table).Name, f.Err)
 			}
 			for _, bad := range txn.Bad {
 				fmt.Fprintf(&b, "bad %s.%s position %s: %s: %v\n  raw %s\n", dec.layout.Table(bad.Table).Name, bad.Column,

@@ -122,10 +122,11 @@
 // boolean, smallint, integer, bigint, real, double precision, numeric,
 // text, varchar, char, date, time, timestamp, timestamptz, interval,
 // json and jsonb (as JSONB), bytea and uuid; any of them also feeds a
-// string column. Arrays and other types are refused by Open (and by a
-// Relation message announcing a changed table) with an error naming the
-// Strata table and column. A value of a supported type that the declared
-// column cannot hold is a bad value (below).
+// string column. Arrays and other types are refused by Check, and
+// quarantine their table when Open or a Relation message announcing a
+// changed table finds them (below), with an error naming the Strata table
+// and column. A value of a supported type that the declared column cannot
+// hold is a bad value (below).
 //
 // # Bad values
 //
@@ -139,18 +140,18 @@
 // Stream applies the error mode of the image's table (Table.Errors, a
 // connector/format.Errors) each time it hands the transaction out:
 //
-//   - fail (the default, also for a nil Errors): Next returns the error,
-//     naming the source, the table, the column, the change's LSN and the
-//     commit LSN; the transaction is not handed out, and the next call
-//     reads it again from the server, so the source fails at the same
-//     place until the declaration or the mode changes. Nothing of the
-//     transaction commits, in any table.
+//   - fail (the default, also for a nil Errors): the image's table is
+//     quarantined from this transaction on (below), with an error naming
+//     the source, the table, the column, the change's LSN and the commit
+//     LSN. The rest of the transaction, in the source's other tables, is
+//     handed out, and so are the later transactions.
 //   - skip: the image is counted (Errors.Skipped) and dropped.
 //   - dead-letter: the image goes to the Errors' DeadLetterFunc with its
 //     position, place, raw values and error, then is dropped.
 //
-// Only the bad image is dropped: the rest of its transaction, in every
-// table, is handed out as one transaction and commits at one epoch.
+// In skip and dead-letter mode only the bad image is dropped: the rest of
+// its transaction, in every table, is handed out as one transaction and
+// commits at one epoch.
 //
 // Invariant bad-rows-absent: a Strata table with a primary key holds the
 // upstream rows whose current version fits its columns, and no version
@@ -183,6 +184,38 @@
 // the source's set of tables); its rows may then be numbered differently
 // and the dead letters of its bad rows kept again.
 //
+// # Quarantine
+//
+// One table the source cannot follow must not stop the others, as Flink
+// CDC and RisingWave keep a source's other tables going: a table is
+// quarantined when
+//
+//   - a bad value of it arrives in fail mode (above);
+//   - the decoder cannot read its changes (Txn.Failed): a Relation
+//     message whose declared columns no longer exist or no longer fit
+//     (an upstream ALTER TABLE), a TRUNCATE, an unchanged TOASTed value
+//     without an old row, a change without its row;
+//   - Open's inspection of it fails (the upstream table dropped, a column
+//     changed while the source was down): from the first position Next
+//     is asked for.
+//
+// Invariant quarantine-cut: a table quarantined from position From gets
+// every transaction committing before From whole and nothing of the
+// transactions from From on, in particular nothing of the one that
+// failed; it stays as it was just before that transaction. Its epochs
+// still close with the source's (empty), so the source's confirmed
+// position moves on and its other tables commit as before. The decision
+// is a function of the WAL, so a replay from an earlier position makes
+// the same one at the same transaction; to outlive the process, each new
+// quarantine goes to Config.OnQuarantine, which records it durably,
+// before the transaction that starts it is handed out, and comes back in
+// Config.Quarantined, applied from the same From. A quarantine is never
+// lifted: the caller ends it by making a new source for a new set of
+// tables (the engine drops and re-creates the table), which takes a
+// fresh snapshot. Quarantined returns them, with their errors, for the
+// caller to show; Check tests a table before it joins a source, so that
+// CREATE TABLE refuses what would be quarantined at once.
+//
 // # Lifecycle
 //
 //	errs, _ := format.NewErrors(mode, dl)   // per table: Table.Errors
@@ -193,7 +226,9 @@
 //	conf.Committed(minCommittedEpoch)       // as the tables commit
 //	s.Close()                               // the slot stays; DropSlot removes it
 //
-// Known limits: the snapshot is held in memory until confirmed; one
+// Known limits: a quarantined table's changes still come through the
+// slot (the publication keeps it) and are dropped; the snapshot is held
+// in memory until confirmed; one
 // transaction becomes one chunk, however large; a schema change upstream
 // is followed only as far as the declared columns stay there with
 // fitting types.

@@ -134,28 +134,92 @@ func TestBadValues(t *testing.T) {
 	}
 }
 
-// TestBadValueFailsByDefault: a table without an error mode fails the
-// source at the transaction, and the next call reads it again and fails
-// again; nothing of it is handed out.
-func TestBadValueFailsByDefault(t *testing.T) {
+// quarantines records the quarantines a Stream reports through
+// Config.OnQuarantine, as a caller that keeps them would.
+type quarantines struct {
+	mu  sync.Mutex
+	got []pgcdc.Quarantine
+}
+
+func (q *quarantines) record(x pgcdc.Quarantine) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.got = append(q.got, x)
+	return nil
+}
+
+func (q *quarantines) list() []pgcdc.Quarantine {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]pgcdc.Quarantine(nil), q.got...)
+}
+
+// TestBadValueQuarantinesItsTable: a bad value of a table without an
+// error mode quarantines that table from the transaction on (nothing of
+// it from there, the error naming the source, table, column and LSNs),
+// while the transaction's other table and the later transactions go on.
+// A new Stream given the recorded quarantine replays the same cut without
+// recording it again.
+func TestBadValueQuarantinesItsTable(t *testing.T) {
 	ctx := context.Background()
 	opts, conn := db(t, "badfail")
 	run(t, conn, "CREATE TABLE t (id int PRIMARY KEY, n numeric); CREATE TABLE u (id int PRIMARY KEY)")
-	s, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Name: "pg", Tables: []pgcdc.Table{
+	tables := []pgcdc.Table{
 		{Upstream: "t", Name: "s_t", PrimaryKey: []string{"id"}, Columns: []catalog.Column{col("id", types.Int32, true), col("n", numeric(t, 4, 1), false)}},
 		{Upstream: "u", Name: "s_u", PrimaryKey: []string{"id"}, Columns: []catalog.Column{col("id", types.Int32, true)}},
-	}})
+	}
+	var rec quarantines
+	s, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Name: "pg", Tables: tables, OnQuarantine: rec.record})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, pos := next(t, s, 0)
-	run(t, conn, "BEGIN; INSERT INTO u VALUES (1); INSERT INTO t VALUES (1, 'Infinity'); COMMIT")
-	for range 2 {
-		err := nextErr(t, s, pos)
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "postgres-cdc source pg table s_t column n: insert at ") || !strings.Contains(msg, "in the transaction committing at ") {
-			t.Fatalf("error %q", msg)
-		}
+	_, start := next(t, s, 0)
+	run(t, conn, "INSERT INTO t VALUES (0, 1.5)")
+	run(t, conn, "BEGIN; INSERT INTO u VALUES (1); INSERT INTO t VALUES (1, 2.5); INSERT INTO t VALUES (2, 'Infinity'); COMMIT")
+	run(t, conn, "BEGIN; INSERT INTO u VALUES (2); INSERT INTO t VALUES (3, 3.5); COMMIT")
+	var got []string
+	pos := start
+	for range 3 {
+		var c *types.Chunk
+		c, pos = next(t, s, pos)
+		got = append(got, rows(s.Layout(), c)...)
+	}
+	want := []string{"s_t +I 0|1.5", "s_u +I 1", "s_u +I 2"}
+	sameLines(t, "rows", got, want)
+	q := s.Quarantined()
+	if len(q) != 1 || q[0].Table != "s_t" {
+		t.Fatalf("quarantined: %+v", q)
+	}
+	re := regexp.MustCompile(`^postgres-cdc source pg: table s_t column n: insert at [0-9A-F]+/[0-9A-F]+ in the transaction committing at ([0-9A-F]+/[0-9A-F]+): numeric field overflow`)
+	m := re.FindStringSubmatch(q[0].Err)
+	if m == nil {
+		t.Fatalf("quarantine error %q", q[0].Err)
+	}
+	if lsn, err := pglogrepl.ParseLSN(m[1]); err != nil || uint64(lsn) != q[0].From {
+		t.Fatalf("quarantined from %d, the error names commit %s", q[0].From, m[1])
+	}
+	if r := rec.list(); len(r) != 1 || r[0] != q[0] {
+		t.Fatalf("recorded %+v, want %+v", r, q)
+	}
+	s.Close()
+
+	// Another run, given the recorded quarantine, replays the same cut and
+	// records nothing new.
+	var rec2 quarantines
+	s2, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Name: "pg", Tables: tables, Quarantined: rec.list(), OnQuarantine: rec2.record})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got, pos = nil, start
+	for range 3 {
+		var c *types.Chunk
+		c, pos = next(t, s2, pos)
+		got = append(got, rows(s2.Layout(), c)...)
+	}
+	sameLines(t, "rows replayed", got, want)
+	if r := rec2.list(); len(r) != 0 {
+		t.Fatalf("the replay recorded %+v", r)
 	}
 }

@@ -115,6 +115,14 @@ func ensurePublication(ctx context.Context, conn *pgconn.PgConn, pub string, tab
 	if err != nil {
 		return fmt.Errorf("postgres-cdc: look up publication %s: %w", pub, err)
 	}
+	if len(rows) == 0 && len(tables) == 0 {
+		// Every table is quarantined: a publication of nothing, which a
+		// later source of the same name extends.
+		if _, err := conn.Exec(ctx, "CREATE PUBLICATION "+quoteIdent(pub)).ReadAll(); err != nil {
+			return fmt.Errorf("postgres-cdc: create publication %s: %w", pub, err)
+		}
+		return nil
+	}
 	if len(rows) == 0 {
 		names := make([]string, len(tables))
 		for i, t := range tables {

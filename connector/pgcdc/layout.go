@@ -30,7 +30,7 @@ type Table struct {
 	// Errors is what the source does with a row image of this table
 	// whose value does not fit its column (doc.go, Bad values): the
 	// table's errors option, shared with whoever counts its skipped rows.
-	// Nil fails the source.
+	// Nil is fail mode: the table is quarantined (doc.go, Quarantine).
 	Errors *format.Errors
 }
 

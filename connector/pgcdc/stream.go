@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
-	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 )
@@ -33,6 +32,14 @@ type Config struct {
 	// QueueTxns bounds the transactions decoded ahead of the reader
 	// (default 64); a full queue stops reading the WAL.
 	QueueTxns int
+	// Quarantined are the tables an earlier run of the source stopped
+	// following (doc.go, Quarantine), as OnQuarantine recorded them: they
+	// stay quarantined from the same positions.
+	Quarantined []Quarantine
+	// OnQuarantine, when set, records a new quarantine durably before
+	// the transaction that starts it is handed out; an error fails the
+	// source (and the transaction is read again).
+	OnQuarantine func(Quarantine) error
 }
 
 // Stream is one source's logical replication stream (doc.go): it reads the
@@ -60,6 +67,12 @@ type Stream struct {
 		sync.Mutex
 		snap *Txn
 	}
+	// q holds the quarantined tables (doc.go, Quarantine).
+	q struct {
+		sync.Mutex
+		byTable map[int]Quarantine // by layout index
+		atOpen  map[int]error      // inspections failed at Open, applied at the first Next
+	}
 }
 
 // session is one replication connection started at one position; its
@@ -81,9 +94,13 @@ func (ss *session) stop() {
 // every table exists with every declared column, of a supported type that
 // fits the Strata type; its replica identity can feed the Strata table
 // (doc.go, Row kinds); and the publication lists every table (it is
-// created when missing). Errors wrap base.ErrInvalidArgument and name the
-// table and column at fault. Open does not touch the slot: the first Next
-// creates or resumes it, once it knows the position to start from.
+// created when missing). A table that fails these checks (errors wrapping
+// base.ErrInvalidArgument that name the table and column) does not stop
+// the source: it is quarantined from the first position Next is asked
+// for (doc.go, Quarantine), and so are the tables cfg.Quarantined names.
+// Open fails for the options, the layout, and a server it cannot reach
+// or query. It does not touch the slot: the first Next creates or resumes
+// it, once it knows the position to start from.
 func Open(ctx context.Context, cfg Config) (*Stream, error) {
 	if err := cfg.Options.Validate(); err != nil {
 		return nil, err
@@ -106,15 +123,15 @@ func Open(ctx context.Context, cfg Config) (*Stream, error) {
 		return nil, fmt.Errorf("postgres-cdc source %s: connect: %w", cfg.Name, err)
 	}
 	defer closeConn(conn)
-	for _, t := range cfg.Tables {
-		if err := inspect(ctx, conn, t); err != nil {
-			return nil, err
-		}
-	}
-	if err := ensurePublication(ctx, conn, cfg.Options.Publication, cfg.Tables); err != nil {
+	s := &Stream{cfg: cfg, layout: l}
+	followed, err := s.openQuarantines(ctx, conn)
+	if err != nil {
 		return nil, err
 	}
-	return &Stream{cfg: cfg, layout: l}, nil
+	if err := ensurePublication(ctx, conn, cfg.Options.Publication, followed); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Layout returns the layout of the chunks Next returns.
@@ -128,13 +145,16 @@ func (s *Stream) Layout() *Layout { return s.layout }
 // pos (invariant rewind-is-restart). An error of the connection or of a
 // change the source refuses is returned once; the next call starts
 // again. The bad row images of a transaction get their tables' error
-// modes as it is handed out (doc.go, Bad values): a failing one is such
-// an error, and the transaction is read again by the next call.
+// modes as it is handed out (doc.go, Bad values), and the rows of
+// quarantined tables are left out (doc.go, Quarantine).
 func (s *Stream) Next(pos uint64) (*types.Chunk, uint64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mu.closed {
 		return nil, pos, fmt.Errorf("postgres-cdc source %s: %w", s.cfg.Name, base.ErrClosed)
+	}
+	if err := s.applyOpen(pos); err != nil {
+		return nil, pos, err
 	}
 	ss := s.mu.sess
 	if ss != nil && ss.next != pos {
@@ -147,16 +167,17 @@ func (s *Stream) Next(pos uint64) (*types.Chunk, uint64, error) {
 	}
 	select {
 	case t := <-ss.txns:
-		if err := s.handleBad(t); err != nil {
-			// Fail mode: the transaction is not handed out, and the next
-			// call reads it again from the server (and fails again) until
-			// the table's declaration or mode changes.
+		c, err := s.admit(t)
+		if err != nil {
+			// A dead letter or a quarantine that could not be recorded:
+			// the transaction is not handed out, and the next call reads
+			// it again from the server.
 			ss.stop()
 			s.mu.sess = nil
 			return nil, pos, err
 		}
 		ss.next = t.EndLSN
-		return t.Chunk, t.EndLSN, nil
+		return c, t.EndLSN, nil
 	default:
 	}
 	select {
@@ -167,27 +188,6 @@ func (s *Stream) Next(pos uint64) (*types.Chunk, uint64, error) {
 	default:
 		return nil, pos, nil
 	}
-}
-
-// handleBad applies, to each bad row image of t, the error mode of its
-// table (doc.go, Bad values): nil when every one was skipped or
-// dead-lettered; otherwise the error of the first one that fails the
-// source, naming the source, the table, the column and the LSNs. It runs
-// on the reader's goroutine each time t is handed out, replays included,
-// so a dead letter is written before the transaction can commit and
-// again on a replay, at the same Position.
-func (s *Stream) handleBad(t *Txn) error {
-	for _, b := range t.Bad {
-		r := format.BadRecord{Source: "postgres-cdc source " + s.cfg.Name, Where: b.Where, Position: b.Position, Raw: b.Raw, Err: b.Err}
-		errs := s.cfg.Tables[b.Table].Errors
-		if errs == nil {
-			return fmt.Errorf("%s %s: %w", r.Source, r.Where, r.Err) // fail, as format.Errors.Handle words it
-		}
-		if err := errs.Handle(r); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Confirm tells the Stream that every transaction before pos is committed
@@ -348,6 +348,9 @@ func (s *Stream) snapshot(ctx context.Context, conn *pgconn.PgConn) (*Txn, error
 	row := make(types.Row, s.layout.Width())
 	var n uint64 // rows read, for the positions of bad ones
 	for i := range s.layout.Tables() {
+		if s.quarantinedAt(i, 0) {
+			continue // not followed from the snapshot on
+		}
 		t := s.layout.Table(i)
 		off, _ := s.layout.Span(i)
 		sql := "SELECT "

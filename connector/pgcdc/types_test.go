@@ -113,10 +113,11 @@ func TestTypes(t *testing.T) {
 }
 
 // TestRefused checks that what the source cannot represent is refused
-// with an error naming the table and column: arrays and other types, a
-// missing column, a type that does not fit, a key identity without a
-// matching primary key, REPLICA IDENTITY NOTHING, a TRUNCATE, and a value
-// out of the declared type's range.
+// by Check with an error naming the table and column: arrays and other
+// types, a missing column, a type that does not fit, a key identity
+// without a matching primary key, REPLICA IDENTITY NOTHING. Open
+// quarantines such a table instead and follows the others; at run time a
+// value out of the declared range and a TRUNCATE quarantine their table.
 func TestRefused(t *testing.T) {
 	ctx := context.Background()
 	opts, conn := db(t, "refused")
@@ -152,7 +153,7 @@ func TestRefused(t *testing.T) {
 			[]string{"s_gone", "no such table"}},
 	}
 	for _, tc := range cases {
-		_, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: []pgcdc.Table{tc.table}})
+		err := pgcdc.Check(ctx, opts, tc.table)
 		if !errors.Is(err, base.ErrInvalidArgument) {
 			t.Fatalf("%s: %v, want ErrInvalidArgument", tc.name, err)
 		}
@@ -163,56 +164,65 @@ func TestRefused(t *testing.T) {
 		}
 	}
 
-	// At run time: a value out of the declared range names the column and
-	// the transaction; a TRUNCATE names the table.
+	// Open quarantines a table it cannot follow from the first position
+	// asked (here the snapshot) and follows the others.
 	narrow := pgcdc.Table{Upstream: "plain", Name: "s_plain", PrimaryKey: []string{"id"},
 		Columns: []catalog.Column{id, col("v", types.Text, false), col("big", types.Int16, false)}}
 	full := pgcdc.Table{Upstream: "full_t", Name: "s_full", PrimaryKey: []string{"id"}, Columns: []catalog.Column{id, col("v", types.Text, false)}}
-	s, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: []pgcdc.Table{narrow, full}})
+	s0, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: []pgcdc.Table{cases[0].table, full}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pos := next(t, s0, 0)
+	if q := s0.Quarantined(); len(q) != 1 || q[0].Table != "s_arr" || q[0].From != 0 || !strings.Contains(q[0].Err, "array type text[]") {
+		t.Fatalf("quarantined at Open: %+v", q)
+	}
+	run(t, conn, "INSERT INTO full_t VALUES (0, 'z')")
+	c, _ := next(t, s0, pos)
+	sameLines(t, "beside a quarantined table", rows(s0.Layout(), c), []string{"s_full +I 0|z"})
+	s0.Close()
+	run(t, conn, "DELETE FROM full_t")
+
+	// At run time: a value out of the declared range quarantines its
+	// table, naming the column and the transaction; a TRUNCATE too.
+	opts1 := opts
+	opts1.Slot, opts1.Publication = opts.Slot+"1", opts.Publication+"1"
+	s, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts1, Tables: []pgcdc.Table{narrow, full}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, pos := next(t, s, 0)
-	run(t, conn, "INSERT INTO plain VALUES (1, 'a', 70000)")
-	err = nextErr(t, s, pos)
-	if !errors.Is(err, base.ErrOutOfRange) || !strings.Contains(err.Error(), "s_plain column big") || !strings.Contains(err.Error(), "committing at") {
-		t.Fatalf("out-of-range value: %v", err)
+	_, pos = next(t, s, 0)
+	run(t, conn, "BEGIN; INSERT INTO plain VALUES (1, 'a', 70000); INSERT INTO full_t VALUES (1, 'a'); COMMIT")
+	c, pos = next(t, s, pos)
+	sameLines(t, "beside an out-of-range value", rows(s.Layout(), c), []string{"s_full +I 1|a"})
+	if q := s.Quarantined(); len(q) != 1 || !strings.Contains(q[0].Err, "s_plain column big") || !strings.Contains(q[0].Err, "committing at") || !strings.Contains(q[0].Err, "out of range") {
+		t.Fatalf("out-of-range value: %+v", q)
 	}
-	s.Close()
-
-	// A TRUNCATE of a source table is refused, naming it (a source of its
-	// own, so that the refused value above is not in its way).
-	opts2 := opts
-	opts2.Slot, opts2.Publication = opts.Slot+"2", opts.Publication+"2"
-	s2, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts2, Tables: []pgcdc.Table{full}})
-	if err != nil {
-		t.Fatal(err)
+	run(t, conn, "BEGIN; TRUNCATE full_t; INSERT INTO plain VALUES (2, 'b', 1); COMMIT")
+	c, _ = next(t, s, pos)
+	if c.Len() != 0 {
+		t.Fatalf("a TRUNCATE and a quarantined table's row gave %v", rows(s.Layout(), c))
 	}
-	defer s2.Close()
-	_, pos = next(t, s2, 0)
-	run(t, conn, "INSERT INTO full_t VALUES (1, 'a')")
-	c, pos := next(t, s2, pos)
-	if c.Len() != 1 {
-		t.Fatalf("insert gave %d rows", c.Len())
-	}
-	run(t, conn, "TRUNCATE full_t")
-	err = nextErr(t, s2, pos)
-	if !errors.Is(err, pgcdc.ErrUnsupported) || !strings.Contains(err.Error(), "TRUNCATE of public.full_t (table s_full)") {
-		t.Fatalf("truncate: %v", err)
+	q := s.Quarantined()
+	if len(q) != 2 || q[1].Table != "s_full" || !strings.Contains(q[1].Err, "TRUNCATE of public.full_t (table s_full)") {
+		t.Fatalf("truncate: %+v", q)
 	}
 }
 
 // TestSchemaChange alters an upstream table while the Stream runs: a new
 // column is not read and the stream goes on; a declared column whose
-// type changes to one that cannot feed the Strata column stops it with
-// an error naming the table and column.
+// type changes to one that cannot feed the Strata column quarantines the
+// table with an error naming the table and column, and the source's
+// other table goes on.
 func TestSchemaChange(t *testing.T) {
 	ctx := context.Background()
 	opts, conn := db(t, "schemachange")
-	run(t, conn, "CREATE TABLE items (id int PRIMARY KEY, qty int); ALTER TABLE items REPLICA IDENTITY FULL")
-	s, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: []pgcdc.Table{{Upstream: "items", Name: "s_items", PrimaryKey: []string{"id"},
-		Columns: []catalog.Column{col("id", types.Int32, true), col("qty", types.Int32, false)}}}})
+	run(t, conn, "CREATE TABLE items (id int PRIMARY KEY, qty int); ALTER TABLE items REPLICA IDENTITY FULL; CREATE TABLE other (id int PRIMARY KEY)")
+	s, err := pgcdc.Open(ctx, pgcdc.Config{Options: opts, Tables: []pgcdc.Table{
+		{Upstream: "items", Name: "s_items", PrimaryKey: []string{"id"}, Columns: []catalog.Column{col("id", types.Int32, true), col("qty", types.Int32, false)}},
+		{Upstream: "other", Name: "s_other", PrimaryKey: []string{"id"}, Columns: []catalog.Column{col("id", types.Int32, true)}},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,9 +234,19 @@ func TestSchemaChange(t *testing.T) {
 	run(t, conn, "ALTER TABLE items ADD COLUMN note text; INSERT INTO items VALUES (2, 6, 'new')")
 	c, pos = next(t, s, pos)
 	sameLines(t, "after adding a column", rows(s.Layout(), c), []string{"s_items +I 2|6"})
-	run(t, conn, "ALTER TABLE items ALTER COLUMN qty TYPE text; INSERT INTO items VALUES (3, 'seven', NULL)")
-	err = nextErr(t, s, pos)
-	if !errors.Is(err, base.ErrInvalidArgument) || !strings.Contains(err.Error(), "table s_items column qty: Postgres type text cannot feed a column of type INTEGER") {
-		t.Fatalf("type change: %v", err)
+	run(t, conn, "ALTER TABLE items ALTER COLUMN qty TYPE text; BEGIN; INSERT INTO items VALUES (3, 'seven', NULL); INSERT INTO other VALUES (1); COMMIT")
+	c, pos = next(t, s, pos)
+	sameLines(t, "after the type change", rows(s.Layout(), c), []string{"s_other +I 1"})
+	q := s.Quarantined()
+	if len(q) != 1 || q[0].Table != "s_items" || !strings.HasSuffix(q[0].Err, "table s_items column qty: Postgres type text cannot feed a column of type INTEGER") {
+		t.Fatalf("type change: %+v", q)
 	}
+	run(t, conn, "INSERT INTO items VALUES (4, 'eight', NULL)")
+	run(t, conn, "INSERT INTO other VALUES (2)")
+	var got []string
+	for range 2 {
+		c, pos = next(t, s, pos)
+		got = append(got, rows(s.Layout(), c)...)
+	}
+	sameLines(t, "later", got, []string{"s_other +I 2"})
 }

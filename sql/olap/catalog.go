@@ -177,7 +177,11 @@ type catalogTable struct {
 // schema.
 var catalogFunctions = []struct{ name, def string }{
 	{"pg_get_userbyid", "(r) AS (SELECT rolname FROM $S.pg_roles WHERE oid = r)"},
-	{"pg_table_is_visible", "(r) AS true"},
+	// Visible: in a schema of PostgreSQL's default search_path (public,
+	// pg_catalog), so \dt and \d NAME leave strata_catalog's relations
+	// out unless named with their schema, as PostgreSQL does for any
+	// schema not on the path.
+	{"pg_table_is_visible", "(r) AS coalesce((SELECT strata_vn.nspname IN ('public', 'pg_catalog') FROM $S.pg_class strata_vc JOIN $S.pg_namespace strata_vn ON strata_vn.oid = strata_vc.relnamespace WHERE strata_vc.oid = r), false)"},
 	{"pg_type_is_visible", "(r) AS true"},
 	{"format_type", "(t, m) AS coalesce((SELECT name FROM $S.strata_format f WHERE f.typid = t AND f.typmod = coalesce(m, -1)), (SELECT name FROM $S.strata_format f WHERE f.typid = t AND f.typmod = -1), '???')"},
 	{"pg_get_expr", "(e, r) AS NULL::VARCHAR, (e, r, p) AS NULL::VARCHAR"},
@@ -445,7 +449,7 @@ var catalogRelations, catalogFuncs = func() (map[string]bool, map[string]bool) {
 // values PostgreSQL would give for the same objects, within the
 // emulation's limits.
 func (e *Engine) CatalogQuery(ctx context.Context, objects []TableInfo, sqlText string) (*Result, error) {
-	objects = append([]TableInfo(nil), objects...)
+	objects = append(append([]TableInfo(nil), objects...), systemRelations(ctx)...)
 	sort.SliceStable(objects, func(i, j int) bool { return objects[i].Name < objects[j].Name })
 	ce, err := e.catalogs.acquire(ctx, objects, func(schema string) error {
 		conn, err := e.db.Conn(ctx)
@@ -490,4 +494,35 @@ func IsCatalogQuery(sqlText string) bool {
 		}
 	}
 	return false
+}
+
+// systemRelationsKey carries WithSystemRelations' relations.
+type systemRelationsKey struct{}
+
+// WithSystemRelations returns ctx carrying relations that CatalogQuery
+// describes besides the objects it is given: the relations of schemas
+// the caller of CatalogQuery does not list, such as the query server's
+// system tables (strata_catalog.tables, ...), which psql's \d
+// strata_catalog.tables then describes. Each one's Schema names its
+// schema; pg_table_is_visible is false outside public and pg_catalog, so
+// \dt does not list them.
+func WithSystemRelations(ctx context.Context, rels []TableInfo) context.Context {
+	return context.WithValue(ctx, systemRelationsKey{}, rels)
+}
+
+func systemRelations(ctx context.Context) []TableInfo {
+	rels, _ := ctx.Value(systemRelationsKey{}).([]TableInfo)
+	return rels
+}
+
+// catalogOIDs are PostgreSQL's fixed oids of the catalogs the emulation
+// has (pg_class.dat, pg_extension.h, ...), so that psql's
+// 'pg_catalog.pg_extension'::pg_catalog.regclass (\dx, comments in \d+)
+// resolves as in PostgreSQL.
+var catalogOIDs = map[string]int64{
+	"pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259, "pg_authid": 1260,
+	"pg_auth_members": 1261, "pg_database": 1262, "pg_am": 2601, "pg_attrdef": 2604, "pg_constraint": 2606,
+	"pg_description": 2609, "pg_index": 2610, "pg_inherits": 2611, "pg_namespace": 2615, "pg_rewrite": 2618,
+	"pg_trigger": 2620, "pg_extension": 3079, "pg_statistic_ext": 3381, "pg_policy": 3256, "pg_collation": 3456,
+	"pg_publication": 6104, "pg_publication_rel": 6106, "pg_publication_namespace": 6237,
 }

@@ -274,22 +274,26 @@ func regclassIn(lit string, objects []TableInfo) (int64, error) {
 	if db, tbl, err := splitName(lit); err == nil {
 		schemaName, name = db, tbl
 	}
-	for _, t := range buildCatalog(objects)[1].rows {
-		if t[1] == name && (schemaName == "" || schemaNameOf(objects, name) == schemaName) {
+	if oid, ok := catalogOIDs[name]; ok && (schemaName == "" || schemaName == "pg_catalog") {
+		return oid, nil
+	}
+	cat := buildCatalog(objects)
+	oidOf := func(v any) int64 {
+		if n, ok := v.(int); ok {
+			return int64(n)
+		}
+		return v.(int64)
+	}
+	nsName := map[int64]string{}
+	for _, n := range cat[0].rows {
+		nsName[oidOf(n[0])] = n[1].(string)
+	}
+	for _, t := range cat[1].rows {
+		ns := nsName[oidOf(t[2])]
+		// Unqualified, a name resolves on the search path (public).
+		if t[1] == name && (schemaName == ns || schemaName == "" && ns == "public") {
 			return t[0].(int64), nil
 		}
 	}
 	return 0, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", lit)
-}
-
-func schemaNameOf(objects []TableInfo, name string) string {
-	for _, o := range objects {
-		if o.Name == name {
-			if o.Schema == "" {
-				return "public"
-			}
-			return o.Schema
-		}
-	}
-	return ""
 }

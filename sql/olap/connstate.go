@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
+	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
@@ -111,11 +113,32 @@ func zoneName(loc *time.Location) string {
 // viewBody is the SELECT of the view that names loaded table en: the
 // table as it is, or for a multiset view's table (Input.Multiset) each
 // row as many times as its last column says, without that column.
+// [char-trimmed] A CHAR(n) column is stored blank-padded, as PostgreSQL
+// stores it, and DuckDB has no such type: the view gives it without its
+// trailing blanks, which is what PostgreSQL reads when a CHAR value meets
+// a string operator or function (||, length, upper, a cast to text or
+// varchar) and what its comparisons ignore ('a  ' = 'a'). The price is
+// the display of the bare column, which PostgreSQL pads, and LIKE and
+// concat(), which see the padding in PostgreSQL (doc.go, Known gaps).
 func viewBody(en *entry, multiset bool) string {
 	from := dataSchema + "." + quoteIdent(en.name)
+	var trim []string
+	for i, c := range en.cols {
+		if c.typ.Kind == types.KindChar && !(multiset && i == len(en.cols)-1) {
+			q := quoteIdent(c.name)
+			trim = append(trim, "rtrim("+q+", ' ') AS "+q)
+		}
+	}
+	replace := ""
+	if len(trim) > 0 {
+		replace = " REPLACE (" + strings.Join(trim, ", ") + ")"
+	}
 	if !multiset || len(en.cols) == 0 {
-		return "SELECT * FROM " + from
+		if replace == "" {
+			return "SELECT * FROM " + from
+		}
+		return "SELECT *" + replace + " FROM " + from
 	}
 	count := quoteIdent(en.cols[len(en.cols)-1].name)
-	return "SELECT t.* EXCLUDE (" + count + ") FROM " + from + " AS t, range(t." + count + ") AS strata_copies(copy)"
+	return "SELECT t.* EXCLUDE (" + count + ")" + replace + " FROM " + from + " AS t, range(t." + count + ") AS strata_copies(copy)"
 }

@@ -249,7 +249,8 @@
 // pg_trigger, pg_rewrite, pg_extension, and information_schema's
 // schemata, tables and columns) filled with PostgreSQL's values for the given tables,
 // views and materialized views, plus macros for the functions psql calls
-// (format_type, pg_get_userbyid, pg_table_is_visible, pg_get_indexdef,
+// (format_type, pg_get_userbyid, pg_table_is_visible (true in public and
+// pg_catalog only, PostgreSQL's search path), pg_get_indexdef,
 // pg_get_constraintdef, pg_get_expr, pg_get_viewdef, pg_table_size,
 // pg_size_pretty, ...). A primary key
 // appears as index "<table>_pkey" and a PRIMARY KEY constraint, as
@@ -267,7 +268,11 @@
 // become look-ups (a literal 'name'::regclass resolves to its oid, an
 // unknown name is 42P01), ::oid becomes ::BIGINT, '{0}' compared with an
 // array becomes [0], and generate_series(...) s gets the column alias s(s)
-// that PostgreSQL implies. [regex-substring] In catalog queries and in
+// that PostgreSQL implies. 'pg_catalog.pg_extension'::regclass and the
+// other emulated catalogs resolve to PostgreSQL's fixed oids (\dx joins
+// pg_description on it). WithSystemRelations adds relations of other
+// schemas for one query (the query server's strata_catalog tables, which
+// \d strata_catalog.tables describes). [regex-substring] In catalog queries and in
 // Query, the literal pattern P of x ~ 'P' (and !~, ~*, !~*) becomes
 // '(?s).*(?:P).*': DuckDB's ~ matches the whole string, PostgreSQL's a
 // substring, and RE2 anchors ^ and $ at the ends of the text, so the new
@@ -286,6 +291,11 @@
 //     cast to NUMERIC without precision is DuckDB's DECIMAL(18,3), which
 //     keeps three fractional digits where PostgreSQL keeps all.
 //     VARCHAR(n) and CHAR(n) columns come back as TEXT.
+//   - A CHAR(n) column reads without its trailing blanks ([char-trimmed]
+//     in connstate.go), which is PostgreSQL's meaning wherever the value
+//     meets ||, a string function, a comparison or a cast to text; but
+//     PostgreSQL shows the bare column padded ('a  '), and its LIKE and
+//     concat() see the padding.
 //   - A regular-expression match whose pattern is not a plain literal
 //     (a column, E'...', a parameter) keeps DuckDB's whole-string meaning.
 //   - JSON values come from the driver decoded and are encoded again:

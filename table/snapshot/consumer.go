@@ -90,24 +90,16 @@ func (m *Manager) Consumers() (map[string]base.SnapshotID, error) {
 // MinConsumer returns the smallest next snapshot over all consumers, and
 // false if there is none.
 func (m *Manager) MinConsumer() (base.SnapshotID, bool, error) {
-	files, err := m.fs.List(m.table + "/" + ConsumerDir)
-	if err != nil {
+	all, err := m.Consumers()
+	if err != nil || len(all) == 0 {
 		return 0, false, err
 	}
 	var min base.SnapshotID
 	found := false
-	for _, f := range files {
-		id, ok := strings.CutPrefix(f.Name, "consumer-")
-		if !ok {
-			continue
-		}
-		next, ok, err := m.Consumer(id)
-		if err != nil {
-			return 0, false, err
-		}
-		if ok && (!found || next < min) {
+	for _, next := range all {
+		if !found || next < min {
 			min, found = next, true
 		}
 	}
-	return min, found, nil
+	return min, true, nil
 }
