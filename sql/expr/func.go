@@ -179,7 +179,20 @@ func (r *Registry) Lookup(name string, args []types.Type) (*Func, []types.Type, 
 		return ok[i].climb < ok[j].climb
 	})
 	if len(ok) > 1 && ok[0].casts == ok[1].casts && ok[0].anys == ok[1].anys && ok[0].preferred == ok[1].preferred && ok[0].climb == ok[1].climb {
-		return nil, nil, sqlerr.New(sqlerr.AmbiguousFunction, "function %s is not unique", describeCall(name, args))
+		// Tied candidates with "any" parameters lose to the one candidate
+		// without any, as PostgreSQL's polymorphic operators lose to a
+		// concrete one that takes the arguments' preferred type:
+		// bpchar || bpchar is text || text, not text || anynonarray.
+		var concrete []scored
+		for _, c := range ok {
+			if c.anys == 0 {
+				concrete = append(concrete, c)
+			}
+		}
+		if ok[0].anys == 0 || len(concrete) != 1 {
+			return nil, nil, sqlerr.New(sqlerr.AmbiguousFunction, "function %s is not unique", describeCall(name, args))
+		}
+		ok[0] = concrete[0]
 	}
 	f := ok[0].f
 	params := expandParams(f, len(args))

@@ -107,3 +107,35 @@ func TestStringFunctions(t *testing.T) {
 		{"concat_ws", []any{"-", dateS("2024-02-29"), 7}, "2024-02-29-7", ""},
 	})
 }
+
+// TestConcatOfChars checks that bpchar || bpchar resolves as in
+// PostgreSQL 15 (text || text, not one of the "any" overloads, which tie)
+// and that the padding goes in the casts to text: 'a'::char(3) ||
+// 'b'::char(3) is 'ab'.
+func TestConcatOfChars(t *testing.T) {
+	c3 := types.Type{Kind: types.KindChar, Length: 3}
+	fn, params, err := Builtins.Lookup("||", []types.Type{c3, c3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if params[0].Kind != types.KindText || params[1].Kind != types.KindText {
+		t.Fatalf("char(3) || char(3) resolved to %v || %v, want text || text", params[0], params[1])
+	}
+	var args []Expr
+	for _, s := range []string{"a  ", "b  "} {
+		v, err := types.Cast(types.NewChar(s), types.Text, types.CastContext{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, &Const{Value: v, Typ: types.Text})
+	}
+	got, err := NewCall(fn, args...).Eval(&Context{}, nil)
+	if err != nil || got.Str() != "ab" {
+		t.Fatalf("'a'::char(3) || 'b'::char(3) = %q, %v; want \"ab\"", got.Str(), err)
+	}
+	// A CHAR beside TEXT still takes the (text, any) overload's neighbour
+	// exactly as before: one cast, no ambiguity.
+	if _, _, err := Builtins.Lookup("||", []types.Type{c3, types.Text}); err != nil {
+		t.Fatal(err)
+	}
+}
