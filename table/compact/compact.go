@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 
@@ -14,36 +15,124 @@ import (
 	"github.com/stratadb/strata/table/store"
 )
 
+// TargetFileBytes is the most record.Block.Bytes of records a compaction
+// puts in one output file (as well as at most the table's
+// target-file-rows records): a file is decoded whole when it is read, so
+// this bounds what reading one costs, and what a compaction holds of each
+// sorted run it merges ([rewrite-memory]). Paimon's target-file-size (128
+// MB on disk) plays the same part for a reader that decodes a file a
+// batch at a time.
+const TargetFileBytes = 16 << 20
+
 // Rewrite merges the files of unit u of bucket b (read with schema sc,
-// merged with f) into files of at most targetRows records at
-// u.OutputLevel, and returns them. The merged files leave the store's
-// decoded-file cache.
+// merged with f) into files of at most targetRows records and
+// TargetFileBytes bytes at u.OutputLevel, and returns them in key order.
+// The merged files leave the store's cache of decoded files.
+//
+// It streams (Paimon's MergeTreeCompactRewriter: a sort-merge reader
+// over the sorted runs into a rolling file writer): the unit's files are
+// split into chains of files with disjoint key ranges (Chains), each
+// chain is read a file at a time, and mergetree.MergeRuns merges the
+// chains with f into output blocks that are written as files as soon as
+// they reach the target size. The memory it needs is one decoded file per
+// chain and one output file, not the bucket's size ([rewrite-memory]).
 func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) ([]manifest.DataFile, error) {
-	runs := make([]*record.Block, 0, len(u.Files))
+	out, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes})
+	return out, err
+}
+
+// rewrite is Rewrite with the output files' limits given, returning what
+// the merge held.
+func rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, lim mergetree.Limits) ([]manifest.DataFile, mergetree.MergeStats, error) {
 	var epoch int64
 	for _, file := range u.Files {
-		blk, err := st.ReadBlock(b, file, sc)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, blk)
 		epoch = max(epoch, file.Epoch)
 	}
-	// The merged records are gathered into a block of their own, so the
-	// inputs' blocks can go when the inputs leave the cache (string values
-	// aside, which keep the decoded pages they point into alive).
-	merged := mergetree.MergeBlocks(sc.Types(), runs, f, u.DropDeletes)
+	for _, file := range u.Files {
+		lim.Expect += int(file.Rows)
+	}
+	chains := Chains(u.Files)
+	readers := make([]mergetree.RunReader, len(chains))
+	for i, c := range chains {
+		readers[i] = &chainReader{st: st, sc: sc, bucket: b, files: c}
+	}
 	var out []manifest.DataFile
-	for start := 0; start < merged.Len(); start += targetRows {
-		end := min(start+targetRows, merged.Len())
-		df, err := st.WriteFile(b, "data", sc, merged.Slice(start, end), int32(u.OutputLevel), base.Epoch(epoch))
+	stats, err := mergetree.MergeRuns(sc.Types(), readers, f, u.DropDeletes, lim, func(blk *record.Block) error {
+		df, err := st.WriteFile(b, "data", sc, blk, int32(u.OutputLevel), base.Epoch(epoch))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out = append(out, df)
+		return nil
+	})
+	if err != nil {
+		// The files written so far are in no snapshot: orphan cleanup
+		// (maintain) removes them.
+		return nil, stats, err
 	}
 	st.Forget(b, u.Files)
-	return out, nil
+	return out, stats, nil
+}
+
+// Chains splits files (of one bucket) into chains whose files have
+// disjoint key ranges, each in key order, as few as the files' overlaps
+// allow (Paimon's IntervalPartition does the same for its sort-merge
+// reader): a chain's records, read file after file, are in (key, seq)
+// order ([sorted-run]), so it is one sorted run for a merge. A level's
+// files make one chain; each level-0 file one of its own, unless its key
+// range lies beside another's. Files without records are left out.
+func Chains(files []manifest.DataFile) [][]manifest.DataFile {
+	sorted := make([]manifest.DataFile, 0, len(files))
+	for _, f := range files {
+		if f.Rows > 0 {
+			sorted = append(sorted, f)
+		}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if c := bytes.Compare(sorted[i].MinKey, sorted[j].MinKey); c != 0 {
+			return c < 0
+		}
+		return bytes.Compare(sorted[i].MaxKey, sorted[j].MaxKey) < 0
+	})
+	// Greedy interval partitioning: files come by their first key; each
+	// goes after the chain that ended earliest, if it ended below the
+	// file's first key, else starts a chain. This uses as many chains as
+	// the most files that overlap at one key.
+	var chains [][]manifest.DataFile
+	for _, f := range sorted {
+		best := -1
+		for i, c := range chains {
+			end := c[len(c)-1].MaxKey
+			if bytes.Compare(end, f.MinKey) < 0 && (best < 0 || bytes.Compare(end, chains[best][len(chains[best])-1].MaxKey) < 0) {
+				best = i
+			}
+		}
+		if best < 0 {
+			chains = append(chains, []manifest.DataFile{f})
+			continue
+		}
+		chains[best] = append(chains[best], f)
+	}
+	return chains
+}
+
+// chainReader reads a chain of files a file at a time, each decoded whole
+// (ReadBlockOnce: a cached copy if there is one, else from storage
+// without filling the cache).
+type chainReader struct {
+	st     *store.Store
+	sc     *schema.Schema
+	bucket int32
+	files  []manifest.DataFile
+}
+
+func (c *chainReader) NextBlock() (*record.Block, error) {
+	if len(c.files) == 0 {
+		return nil, nil
+	}
+	f := c.files[0]
+	c.files = c.files[1:]
+	return c.st.ReadBlockOnce(c.bucket, f, c.sc)
 }
 
 // Table compacts the latest snapshot of a primary-key table: each bucket

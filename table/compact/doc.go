@@ -10,8 +10,31 @@
 // Write-only writers refresh their view of the bucket files from the latest
 // snapshot before each prepare (write package).
 //
+// # Streaming rewrite
+//
+// A rewrite never holds a bucket whole, as Paimon's
+// MergeTreeCompactRewriter does not: the unit's files are split into
+// chains of files with disjoint key ranges (Chains; one per sorted run,
+// fewer when level-0 files lie side by side), each chain is read a file
+// at a time (the format decodes a file whole), and a heap of cursors
+// merges them (mergetree.MergeRuns, Paimon's sort-merge reader) into
+// output blocks that are written as files as soon as they reach
+// target-file-rows records or TargetFileBytes (Paimon's
+// RollingFileWriter). The inputs are read without filling the store's
+// cache of decoded files, and leave it after the rewrite (store.Forget).
+// It replaced a rewrite that decoded every input file, merged them into
+// one block and cut that into files: three copies of the bucket at once,
+// which for a table that only grows (the demo's auction and person
+// tables, one bucket each) meant memory growing with the table.
+//
 // # Invariants
 //
+//   - [rewrite-memory] a rewrite holds at most two decoded input files
+//     per chain (the current one and the one just passed, until the
+//     next key boundary), one output block of at most target-file-rows
+//     records and about TargetFileBytes bytes (record [mem-bytes]), and
+//     that block's encoding while it is written: a bound set by the
+//     number of chains and the file size, not by the bucket's size.
 //   - [compaction-preserves-reads] a compaction output merges its inputs
 //     with the table's merge function (mergetree [remergeable]) and drops
 //     retractions only when it holds the bucket's oldest run, so a read

@@ -44,6 +44,12 @@
 // survivors into a new block in key order, so that the passes that follow
 // (encoding, the lookup changelog, compaction) read memory in order.
 //
+// MergeRuns is the streaming form of MergeBlocks, for compaction: each
+// run comes a block at a time through a RunReader, a heap of cursors
+// merges them, and the output goes out in blocks of bounded size (Paimon's
+// SortMergeReader feeding a RollingFileWriter). It gives the records
+// MergeBlocks gives.
+//
 // The merge functions work on record.KV rows; MergeSorted and SortKVs
 // serve point lookups, which merge a handful of records.
 //
@@ -52,4 +58,13 @@
 // compacts everything; otherwise a prefix of runs whose sizes stay within
 // the size ratio of the accumulated candidate is compacted; more runs than
 // the run-count trigger force a prefix long enough to get back under it.
+//
+// # Invariants
+//
+//   - [remergeable] and [drop-deletes], above.
+//   - [stream-memory] MergeRuns holds, of its inputs, each run's current
+//     block and the blocks runs moved past since the last key boundary
+//     (two per run when runs hold one record per key), and of its output
+//     one block within Limits; the output's strings are copied out of the
+//     input blocks, so that no output block keeps an input alive.
 package mergetree

@@ -33,6 +33,11 @@ type Block struct {
 	Seqs    []base.SeqNum
 	Keys    []byte
 	KeyOffs []int
+
+	// ownsStrings says that the string values point into memory no other
+	// block's values use (OwnStrings' copy, MarkOwnsStrings); the methods
+	// that add records clear it.
+	ownsStrings bool
 }
 
 // OwnStrings returns b, or when b has string values a copy of b sharing
@@ -43,6 +48,9 @@ type Block struct {
 // (a generator builds a chunk's strings in one allocation) would keep the
 // whole buffer alive, far beyond what the cache bounds count.
 func (b *Block) OwnStrings() *Block {
+	if b.ownsStrings {
+		return b
+	}
 	var c *Block
 	for i := range b.Cols {
 		v := &b.Cols[i]
@@ -52,20 +60,29 @@ func (b *Block) OwnStrings() *Block {
 		if c == nil {
 			c = &Block{Chunk: types.Chunk{Kinds: b.Kinds, Cols: slices.Clone(b.Cols)}, Seqs: b.Seqs, Keys: b.Keys, KeyOffs: b.KeyOffs}
 		}
-		c.Cols[i].Strs = ownStrings(v.Strs)
+		c.Cols[i].Strs = ownStrings(make([]string, len(v.Strs)), v.Strs)
 	}
 	if c == nil {
 		return b
 	}
+	c.ownsStrings = true
 	return c
 }
 
-// ownStrings returns a copy of strs whose values are in one new buffer.
+// MarkOwnsStrings records that the block's string values point into
+// memory that no other block's values use, as a builder that copied them
+// (OwnStringsFrom over all its records) knows: OwnStrings then returns the
+// block as it is. Adding records (AppendRow, Gather, Set) clears the
+// mark; changing the vectors directly after marking is not allowed.
+func (b *Block) MarkOwnsStrings() { b.ownsStrings = true }
+
+// ownStrings sets dst (of strs's length; it may be strs itself) to copies
+// of strs's values, all in one new buffer, and returns it.
 // A value that is one of the last few distinct strings in memory (the
 // same bytes at the same address: a constant or default column, a value
 // a source repeats, the merge of blocks that each hold one copy) shares
 // that string's copy: its bytes are copied once.
-func ownStrings(strs []string) []string {
+func ownStrings(dst, strs []string) []string {
 	// recent holds the last distinct strings met, by their address, and
 	// where their copies start in the buffer.
 	type seen struct {
@@ -118,13 +135,14 @@ func ownStrings(strs []string) []string {
 		offs[j] = at
 	}
 	all := sb.String()
-	out := make([]string, len(strs))
 	for j, s := range strs {
 		if len(s) > 0 {
-			out[j] = all[offs[j] : offs[j]+len(s)]
+			dst[j] = all[offs[j] : offs[j]+len(s)]
+		} else {
+			dst[j] = "" // an empty substring would still hold its buffer
 		}
 	}
-	return out
+	return dst
 }
 
 // Ref names one record of one of several blocks: Block indexes the
@@ -196,6 +214,7 @@ func NewBlockLen(ts []types.Type, keyed bool, n int) *Block {
 // Set sets column c of record i (of a block made by NewBlockLen) to d,
 // which must be NULL or of the column's type family.
 func (b *Block) Set(c, i int, d types.Datum) {
+	b.ownsStrings = false
 	v := &b.Cols[c]
 	if d.IsNull() {
 		v.Nulls[i] = true
@@ -257,6 +276,7 @@ func (b *Block) Reset() {
 // AppendRow adds one record. row must fit the column types (a value of
 // another type family panics, as types.Vector.Append does).
 func (b *Block) AppendRow(key []byte, seq base.SeqNum, kind types.RowKind, row types.Row) {
+	b.ownsStrings = false
 	b.Kinds = append(b.Kinds, kind)
 	b.Seqs = append(b.Seqs, seq)
 	if b.KeyOffs != nil {
@@ -358,6 +378,7 @@ func SliceChunk(c *types.Chunk, lo, hi int) *types.Chunk {
 // Gather appends to b the records refs name in srcs, in refs' order,
 // column by column. Every source has b's column types, and keys if b has.
 func (b *Block) Gather(srcs []*Block, refs []Ref) {
+	b.ownsStrings = false
 	m := len(refs)
 	b.Kinds = gather(b.Kinds, srcs, refs, func(s *Block) []types.RowKind { return s.Kinds })
 	b.Seqs = gather(b.Seqs, srcs, refs, func(s *Block) []base.SeqNum { return s.Seqs })

@@ -168,3 +168,86 @@ func TestOwnStringsCopiesOutOfSharedBuffers(t *testing.T) {
 		t.Fatal("a block without strings was copied")
 	}
 }
+
+// TestBytes: Bytes counts each record's fixed-size slots and its key and
+// string bytes, so that a block of longer strings weighs exactly their
+// extra bytes more, and a slice weighs its share.
+func TestBytes(t *testing.T) {
+	ts := []types.Type{types.Int64, types.Text}
+	mk := func(pad int) *Block {
+		b := NewBlock(ts, true, 0)
+		for i := 0; i < 10; i++ {
+			b.AppendRow([]byte{1, byte(i)}, base.SeqNum(i+1), types.Insert, types.Row{types.NewInt64(int64(i)), types.NewText(strings.Repeat("x", pad))})
+		}
+		return b
+	}
+	short, long := mk(1), mk(101)
+	if d := long.Bytes() - short.Bytes(); d != 10*100 {
+		t.Fatalf("10 strings 100 bytes longer weigh %d more, want 1000", d)
+	}
+	// kind 1 + seq 8 + key offset 8 + key 2 + (null 1 + int 8) + (null 1 + header 16 + 1 byte)
+	if want := 10 * (1 + 8 + 8 + 2 + 9 + 17 + 1); short.Bytes() != want {
+		t.Fatalf("Bytes = %d, want %d", short.Bytes(), want)
+	}
+	if got := short.Slice(2, 7).Bytes(); got != short.Bytes()/2 {
+		t.Fatalf("half a block weighs %d, want %d", got, short.Bytes()/2)
+	}
+	if (&Block{}).Bytes() != 0 {
+		t.Fatal("an empty block weighs something")
+	}
+}
+
+// TestOwnStringsFrom: the strings from lo on are copied into a new buffer
+// (equal values, different memory), those before lo and NULLs are left.
+func TestOwnStringsFrom(t *testing.T) {
+	src := strings.Repeat("abcdefgh", 4)
+	b := NewBlock([]types.Type{types.Text}, false, 0)
+	for i := 0; i < 4; i++ {
+		b.AppendRow(nil, base.SeqNum(i+1), types.Insert, types.Row{types.NewText(src[i*8 : i*8+8])})
+	}
+	b.AppendRow(nil, 5, types.Insert, types.Row{types.Null})
+	b.OwnStringsFrom(2)
+	within := func(s string) bool {
+		p, lo := uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(unsafe.Pointer(unsafe.StringData(src)))
+		return p >= lo && p < lo+uintptr(len(src))
+	}
+	for i, s := range b.Cols[0].Strs {
+		if i < 4 && s != "abcdefgh" {
+			t.Fatalf("string %d = %q", i, s)
+		}
+		if i < 2 && !within(s) || i >= 2 && i < 4 && within(s) {
+			t.Fatalf("string %d: shares the source: %v", i, within(s))
+		}
+	}
+	if !b.Cols[0].Nulls[4] || b.Cols[0].Strs[4] != "" {
+		t.Fatal("the NULL changed")
+	}
+}
+
+// TestTrim: a block grown by appending is copied into slices of its
+// length, with the same records; a block without spare room is returned
+// as it is.
+func TestTrim(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	b := NewBlock(testTypes, true, 0)
+	for i := 0; i < 100; i++ {
+		kv := randomKV(r, i+1)
+		b.AppendKV(&kv)
+	}
+	tr := b.Trim()
+	if tr == b {
+		t.Fatal("a grown block was not trimmed")
+	}
+	if cap(tr.Seqs) > 100+100/8 || cap(tr.Cols[0].Ints) > 100+100/8 || cap(tr.Cols[4].Strs) > 100+100/8 {
+		t.Fatalf("trimmed capacities %d %d %d", cap(tr.Seqs), cap(tr.Cols[0].Ints), cap(tr.Cols[4].Strs))
+	}
+	want, got := b.KVs(), tr.KVs()
+	for i := range want {
+		if !sameKV(want[i], got[i]) {
+			t.Fatalf("record %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	if tr.Trim() != tr {
+		t.Fatal("a trimmed block was copied again")
+	}
+}

@@ -18,4 +18,9 @@
 //     holds it.
 //   - [sorted-run] A data file of a primary-key table holds its records
 //     sorted by (Key, Seq) with at most one record per key.
+//   - [mem-bytes] Block.Bytes is the measure of memory every bound in the
+//     table store is stated in (the store's file cache, a compaction's
+//     rolling output): the records' values, keys, sequence numbers and
+//     row kinds as they would lie in a block of their own, string bytes
+//     included.
 package record

@@ -3,9 +3,11 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stratadb/strata/internal/base"
@@ -26,15 +28,17 @@ type Store struct {
 	Manifests *manifest.IO
 	// Now is the clock for file and snapshot times.
 	Now func() time.Time
-	// CacheRows bounds the decoded records kept in the data file cache
-	// (default 2M); 0 turns the cache off, so every read goes to storage.
+	// CacheRows bounds the decoded records of this store's files kept in
+	// its cache of decoded files (default 2M; the cache bounds them in
+	// bytes besides, see SetCache); 0 turns caching off, so every read
+	// goes to storage.
 	CacheRows int
+
+	id    uint64    // the store's key in its cache
+	cache *cacheRef // the cache of decoded files (SetCache)
 
 	mu struct {
 		sync.Mutex
-		files     map[string]*cachedFile               // decoded data files by path and schema; guarded by mu
-		clock     uint64                               // last use stamp handed out; guarded by mu
-		fileRows  int                                  // rows held in files; guarded by mu
 		live      map[base.SnapshotID][]manifest.Entry // guarded by mu
 		liveOrder []base.SnapshotID                    // guarded by mu
 	}
@@ -46,13 +50,23 @@ const (
 	maxCachedSnapshots = 8
 )
 
+// nextStoreID numbers stores for their cache keys.
+var nextStoreID atomic.Uint64
+
 // New returns the store of the table at dir on fs.
 func New(fs fileio.FS, dir string) *Store {
 	s := &Store{FS: fs, Dir: dir, Schemas: schema.NewManager(fs, dir),
 		Snapshots: snapshot.NewManager(fs, dir), Manifests: manifest.NewIO(fs, dir), Now: time.Now,
-		CacheRows: defaultCacheRows}
-	s.mu.files = map[string]*cachedFile{}
+		CacheRows: defaultCacheRows, id: nextStoreID.Add(1), cache: &cacheRef{}}
+	s.cache.c.Store(DefaultCache)
 	s.mu.live = map[base.SnapshotID][]manifest.Entry{}
+	// The cache's entries of a store nobody can read through any more go
+	// with it: the cache knows stores by id only, so it does not keep them
+	// reachable, and the cleanup's argument does not lead back to s.
+	id := s.id
+	runtime.AddCleanup(s, func(ref *cacheRef) {
+		ref.c.Load().dropOwner(id)
+	}, s.cache)
 	return s
 }
 
@@ -93,8 +107,11 @@ func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, blk *record
 	// The records just encoded are the file's content: the writer's
 	// lookups and compactions read them back without decoding. Only data
 	// files with keys are cached this way (changelog files are read once).
-	if prefix == "data" && len(sc.PrimaryKey) > 0 {
-		s.remember(s.DataPath(b, f.Name)+"@"+strconv.FormatInt(int64(sc.ID), 10), blk.OwnStrings())
+	if prefix == "data" && len(sc.PrimaryKey) > 0 && s.CacheRows > 0 {
+		// Own strings: values that point into a source's buffers would keep
+		// them alive. Trimmed: a block grown by appending would hold up to
+		// twice what the cache counts of it ([cache-bytes]).
+		s.remember(s.DataPath(b, f.Name), sc.ID, blk.OwnStrings().Trim())
 	}
 	return f, nil
 }
@@ -112,19 +129,28 @@ func (s *Store) ReadFile(b int32, f manifest.DataFile, read *schema.Schema) ([]r
 
 // ReadBlock reads and checks data file f of bucket b and returns its
 // records as a block of schema read's columns. Data files of primary-key
-// tables are kept in a cache of decoded files. The block is shared:
+// tables are kept in the cache of decoded files. The block is shared:
 // callers must not modify it.
 func (s *Store) ReadBlock(b int32, f manifest.DataFile, read *schema.Schema) (*record.Block, error) {
+	return s.readBlock(b, f, read, true)
+}
+
+// ReadBlockOnce is ReadBlock for a reader that will not read the file
+// again, a compaction that merges it away: a cached copy is used, but a
+// file read from storage is not added to the cache, where it would push
+// out files that are read again.
+func (s *Store) ReadBlockOnce(b int32, f manifest.DataFile, read *schema.Schema) (*record.Block, error) {
+	return s.readBlock(b, f, read, false)
+}
+
+func (s *Store) readBlock(b int32, f manifest.DataFile, read *schema.Schema, fill bool) (*record.Block, error) {
 	p := s.DataPath(b, f.Name)
-	cacheKey := p + "@" + strconv.FormatInt(int64(read.ID), 10)
-	s.mu.Lock()
-	if c, ok := s.mu.files[cacheKey]; ok {
-		s.mu.clock++
-		c.used = s.mu.clock
-		s.mu.Unlock()
-		return c.blk, nil
+	key := cacheKey{owner: s.id, path: p, schema: read.ID}
+	if s.CacheRows > 0 {
+		if blk, ok := s.FileCache().get(key); ok {
+			return blk, nil
+		}
 	}
-	s.mu.Unlock()
 	data, err := fileio.ReadChecked(s.FS, p, f.Size, uint32(f.CRC))
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", s.Dir, err)
@@ -144,48 +170,36 @@ func (s *Store) ReadBlock(b int32, f manifest.DataFile, read *schema.Schema) (*r
 	// compactions read them again. Changelog files and the files of
 	// append tables are read once by each scan or stream, and keeping
 	// them would hold a stream's whole history in memory.
-	if read.HasPrimaryKey() && strings.HasPrefix(f.Name, "data") {
-		s.remember(cacheKey, blk)
+	if fill && read.HasPrimaryKey() && strings.HasPrefix(f.Name, "data") {
+		s.remember(p, read.ID, blk)
 	}
 	return blk, nil
 }
 
-// cachedFile is a data file's decoded records in the cache, with the stamp
-// of its last use.
-type cachedFile struct {
-	blk  *record.Block
-	used uint64
-}
+// cacheRef is the cache a store uses, apart from the store so that the
+// store's cleanup can reach it.
+type cacheRef struct{ c atomic.Pointer[Cache] }
 
-// remember caches decoded records under key (bounded by CacheRows). When
-// over the bound it evicts the least recently used files: a writer's
-// lookups and compactions read a bucket's older files at every epoch, so
-// those stay, while files merged away by compaction go first. (Evicting in
-// insertion order instead threw out the large compacted files that every
-// epoch reads again, to be decoded again.)
-func (s *Store) remember(cacheKey string, blk *record.Block) {
-	if s.CacheRows == 0 {
+// SetCache makes the store keep its decoded files in c instead of
+// DefaultCache (a cache of its own, or one shared by a group of tables),
+// from its next read on; c bounds them in bytes ([cache-bytes]). Files it
+// cached in its former cache stay there until evicted.
+func (s *Store) SetCache(c *Cache) { s.cache.c.Store(c) }
+
+// FileCache returns the cache the store keeps its decoded files in.
+func (s *Store) FileCache() *Cache { return s.cache.c.Load() }
+
+// remember caches the decoded records of the file at path read with
+// schema id (see Cache.put for the bounds and the eviction order: a
+// writer's lookups and compactions read a bucket's newer files at every
+// epoch, so those stay, while files merged away by compaction go first.
+// Evicting in insertion order instead threw out the large compacted
+// files that every epoch reads again, to be decoded again).
+func (s *Store) remember(path string, id schema.ID, blk *record.Block) {
+	if s.CacheRows <= 0 {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.mu.files[cacheKey]; ok {
-		return
-	}
-	s.mu.clock++
-	s.mu.files[cacheKey] = &cachedFile{blk: blk, used: s.mu.clock}
-	s.mu.fileRows += blk.Len()
-	for s.mu.fileRows > s.CacheRows && len(s.mu.files) > 1 {
-		var oldest string
-		var stamp uint64
-		for k, c := range s.mu.files {
-			if k != cacheKey && (oldest == "" || c.used < stamp) {
-				oldest, stamp = k, c.used
-			}
-		}
-		s.mu.fileRows -= s.mu.files[oldest].blk.Len()
-		delete(s.mu.files, oldest)
-	}
+	s.FileCache().put(cacheKey{owner: s.id, path: path, schema: id}, blk, s.CacheRows)
 }
 
 // Forget drops the decoded records of files of bucket b from the cache
@@ -194,17 +208,17 @@ func (s *Store) remember(cacheKey string, blk *record.Block) {
 // used eviction they would otherwise push out live files first. A reader
 // of an older snapshot that still wants them decodes them again.
 func (s *Store) Forget(b int32, files []manifest.DataFile) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	paths := make(map[string]bool, len(files))
 	for _, f := range files {
-		prefix := s.DataPath(b, f.Name) + "@"
-		for k, c := range s.mu.files {
-			if strings.HasPrefix(k, prefix) {
-				s.mu.fileRows -= c.blk.Len()
-				delete(s.mu.files, k)
-			}
-		}
+		paths[s.DataPath(b, f.Name)] = true
 	}
+	s.FileCache().forget(s.id, paths)
+}
+
+// CachedBytes returns the bytes of records (record.Block.Bytes) and the
+// number of files the cache holds for this store.
+func (s *Store) CachedBytes() (bytes, files int) {
+	return s.FileCache().ownerBytes(s.id, "")
 }
 
 // LiveFiles returns the data files live in snapshot sn (its base and delta
