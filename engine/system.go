@@ -100,9 +100,9 @@ var systemTables = map[string]systemTable{
 				l := local[j.Job.Name]
 				errText := types.Null
 				if l.Err != nil {
-					errText = text(l.Err.Error())
+					errText = text(base.UserMessage(l.Err.Error()))
 				} else if j.Reason != "" {
-					errText = text(j.Reason)
+					errText = text(base.UserMessage(j.Reason))
 				}
 				cp := l.LastCheckpoint
 				out = append(out, types.Row{text(j.Job.Name), text(string(j.Job.Kind)), text(string(j.Status)),
@@ -117,58 +117,46 @@ var systemTables = map[string]systemTable{
 	// (for an external sink, the sink).
 	"lineage": {
 		cols: sysCols("upstream", "TEXT", "downstream", "TEXT", "job", "TEXT"),
-		rows: func(ctx context.Context, e *Engine) ([]types.Row, error) {
-			cat, err := e.meta.Catalog(ctx)
-			if err != nil {
-				return nil, err
-			}
+		rows: jobRows(func(_ *Engine, j catalog.Job) []types.Row {
 			var out []types.Row
-			for _, j := range cat.Jobs() {
-				if j.Kind == catalog.JobSink {
-					// An external sink writes no table: its edge ends at
-					// the sink's own name.
-					for _, r := range j.Reads {
-						out = append(out, types.Row{text(r.Name), text(j.Options[jobOptSink]), text(j.Name)})
-					}
-				}
-				for _, w := range j.Writes {
-					if len(j.Reads) == 0 {
-						out = append(out, types.Row{types.Null, text(w.Name), text(j.Name)})
-					}
-					for _, r := range j.Reads {
-						out = append(out, types.Row{text(r.Name), text(w.Name), text(j.Name)})
-					}
+			if j.Kind == catalog.JobSink {
+				// An external sink writes no table: its edge ends at the
+				// sink's own name.
+				for _, r := range j.Reads {
+					out = append(out, types.Row{text(r.Name), text(j.Options[jobOptSink]), text(j.Name)})
 				}
 			}
-			return out, nil
-		},
+			for _, w := range j.Writes {
+				if len(j.Reads) == 0 {
+					out = append(out, types.Row{types.Null, text(w.Name), text(j.Name)})
+				}
+				for _, r := range j.Reads {
+					out = append(out, types.Row{text(r.Name), text(w.Name), text(j.Name)})
+				}
+			}
+			return out
+		}),
 	},
 	// checkpoints: the completed checkpoints each job retains on disk,
 	// with their mode and size.
 	"checkpoints": {
 		cols: sysCols("job", "TEXT", "checkpoint_id", "BIGINT", "mode", "TEXT", "subtasks", "BIGINT", "bytes", "BIGINT"),
-		rows: func(ctx context.Context, e *Engine) ([]types.Row, error) {
-			cat, err := e.meta.Catalog(ctx)
+		rows: jobRows(func(e *Engine, j catalog.Job) []types.Row {
+			st := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", j.Name), 2)
+			ms, err := st.Completed()
 			if err != nil {
-				return nil, err
+				return nil // a job without checkpoints yet
 			}
 			var out []types.Row
-			for _, j := range cat.Jobs() {
-				st := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", j.Name), 2)
-				ms, err := st.Completed()
-				if err != nil {
-					continue // a job without checkpoints yet
+			for _, m := range ms {
+				var size int64
+				for _, f := range m.Subtasks {
+					size += f.Size
 				}
-				for _, m := range ms {
-					var size int64
-					for _, f := range m.Subtasks {
-						size += f.Size
-					}
-					out = append(out, types.Row{text(j.Name), i64(int64(m.Checkpoint)), text(m.Mode), i64(int64(len(m.Subtasks))), i64(size)})
-				}
+				out = append(out, types.Row{text(j.Name), i64(int64(m.Checkpoint)), text(m.Mode), i64(int64(len(m.Subtasks))), i64(size)})
 			}
-			return out, nil
-		},
+			return out
+		}),
 	},
 	// dead_letters: records of connector tables with errors = 'dead-letter'
 	// that did not parse, with their position, error and raw bytes (one
@@ -210,6 +198,22 @@ var systemTables = map[string]systemTable{
 			return []types.Row{{i64(int64(info.Epoch)), types.NewTimestampTZ(info.Start.UnixMicro()), i64(e.opts.EpochInterval.Milliseconds())}}, nil
 		},
 	},
+}
+
+// jobRows returns the rows function of a system table with rows per job:
+// fn's rows for every job of the catalog, in the catalog's order.
+func jobRows(fn func(e *Engine, j catalog.Job) []types.Row) func(ctx context.Context, e *Engine) ([]types.Row, error) {
+	return func(ctx context.Context, e *Engine) ([]types.Row, error) {
+		cat, err := e.meta.Catalog(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out []types.Row
+		for _, j := range cat.Jobs() {
+			out = append(out, fn(e, j)...)
+		}
+		return out, nil
+	}
 }
 
 func names(ns []catalog.ObjectName) string {

@@ -18,60 +18,33 @@ import (
 // checks that the tables and the view equal the same queries run in
 // PostgreSQL once the writes stop.
 func TestPostgresCDC(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL")
-	}
-	pg := pgtest.Start(t)
-	dsn := pg.CreateDatabase(t, "shop")
-	ctx := context.Background()
-	up, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close(ctx)
-	for _, q := range []string{
+	pg, up := upstreamPG(t, "shop",
 		"CREATE TABLE customers (id INT PRIMARY KEY, name TEXT NOT NULL)",
 		"CREATE TABLE orders (id BIGINT PRIMARY KEY, customer INT NOT NULL, amount NUMERIC(10,2))",
 		"ALTER TABLE customers REPLICA IDENTITY FULL",
 		"ALTER TABLE orders REPLICA IDENTITY FULL",
 		"INSERT INTO customers SELECT i, 'c' || i FROM generate_series(1, 5) i",
 		"INSERT INTO orders SELECT i, 1 + i % 5, i * 1.25 FROM generate_series(1, 20) i",
-	} {
-		if _, err := up.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
+	ctx := context.Background()
 	dir := t.TempDir()
 	s := startTest(t, dir)
 	c := connect(t, s)
 	exec(t, c, fmt.Sprintf(`CREATE SOURCE pg WITH (connector = 'postgres-cdc', hostname = '%s', port = '%d', username = '%s',
 		database = 'shop', slot = 'strata_slot', publication = 'strata_pub')`, pg.Host, pg.Port, pgtest.Superuser))
 	exec(t, c, "CREATE TABLE customers (id INT PRIMARY KEY, name TEXT NOT NULL) FROM pg TABLE 'public.customers'")
+	// waitEqual waits until strataQ over Strata gives what pgQ gives in
+	// PostgreSQL now.
 	waitEqual := func(c *pgx.Conn, strataQ, pgQ string) {
 		t.Helper()
-		want := rowsText(t, up, pgQ)
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			got := rowsText(t, c, strataQ)
-			if got == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s:\n%s\nPostgreSQL:\n%s", strataQ, got, want)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		waitRows(t, c, strataQ, rowsText(t, up, pgQ), 60*time.Second)
 	}
 	waitEqual(c, "SELECT id, name FROM customers ORDER BY id", "SELECT id, name FROM customers ORDER BY id")
 	// A table of an upstream table that does not exist is refused and
 	// leaves nothing behind: the source goes on feeding customers, and
 	// the restart below starts.
-	if _, err := c.Exec(ctx, "CREATE TABLE ghost (id INT PRIMARY KEY) FROM pg TABLE 'public.nosuch'"); err == nil || !strings.Contains(err.Error(), "nosuch") {
-		t.Fatalf("CREATE TABLE from a missing upstream table: %v", err)
-	}
-	if got := rowsText(t, c, "SHOW TABLES"); got != "customers" {
-		t.Fatalf("SHOW TABLES after a refused CREATE TABLE: %q", got)
-	}
+	wantErr(t, c, "CREATE TABLE ghost (id INT PRIMARY KEY) FROM pg TABLE 'public.nosuch'", "nosuch")
+	wantRows(t, c, "SHOW TABLES", "customers")
 	// Writes go on while the second table is added.
 	writes := func(from, to int) {
 		for i := from; i < to; i++ {
@@ -99,27 +72,20 @@ func TestPostgresCDC(t *testing.T) {
 	writes(10, 25)
 	const revenue = "SELECT c.name, count(*) AS n, sum(o.amount) AS total FROM orders o JOIN customers c ON o.customer = c.id GROUP BY c.name ORDER BY c.name"
 	waitEqual(c, "SELECT name, n, total FROM revenue ORDER BY name", revenue)
-	if got := rowsText(t, c, "SELECT name FROM strata_catalog.jobs WHERE name LIKE 'cdc%'"); got != "cdc-dev-pg" {
-		t.Fatalf("jobs: %q", got)
-	}
+	wantRows(t, c, "SELECT name FROM strata_catalog.jobs WHERE name LIKE 'cdc%'", "cdc-dev-pg")
 	c.Close(ctx)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// Writes while Strata is down arrive after the restart.
 	writes(25, 35)
-	s = startTest(t, dir)
-	defer s.Close()
-	c = connect(t, s)
-	defer c.Close(ctx)
+	s, c = startConnAt(t, dir)
 	writes(35, 40)
 	waitEqual(c, "SELECT id, customer, amount FROM orders ORDER BY id", "SELECT id, customer, amount FROM orders ORDER BY id")
 	waitEqual(c, "SELECT id, name FROM customers ORDER BY id", "SELECT id, name FROM customers ORDER BY id")
 	waitEqual(c, "SELECT name, n, total FROM revenue ORDER BY name", revenue)
 	// Dropping the source while tables use it is refused.
-	if _, err := c.Exec(ctx, "DROP SOURCE pg"); err == nil || !strings.Contains(err.Error(), "2BP01") {
-		t.Fatalf("DROP SOURCE with tables: %v", err)
-	}
+	wantErr(t, c, "DROP SOURCE pg", "2BP01")
 }
 
 // TestPostgresCDCQuarantine: a value one table of a source cannot hold
@@ -128,67 +94,32 @@ func TestPostgresCDC(t *testing.T) {
 // error, and the source's other table goes on. Dropping the table and
 // creating it again with a fitting type ends the quarantine.
 func TestPostgresCDCQuarantine(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL")
-	}
-	pg := pgtest.Start(t)
-	ctx := context.Background()
-	up, err := pgx.Connect(ctx, pg.CreateDatabase(t, "quar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close(ctx)
-	for _, q := range []string{
+	pg, up := upstreamPG(t, "quar",
 		"CREATE TABLE good (id INT PRIMARY KEY, v TEXT)",
 		"CREATE TABLE bad (id INT PRIMARY KEY, v VARCHAR(40))",
 		"INSERT INTO bad VALUES (1, 'ok')",
-	} {
-		if _, err := up.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(ctx)
+	)
+	ctx := context.Background()
+	_, c := startConn(t)
 	exec(t, c, fmt.Sprintf(`CREATE SOURCE pg WITH (connector = 'postgres-cdc', hostname = '%s', port = '%d', username = '%s',
 		database = 'quar', slot = 'quar_slot', publication = 'quar_pub')`, pg.Host, pg.Port, pgtest.Superuser))
 	exec(t, c, "CREATE TABLE good (id INT PRIMARY KEY, v TEXT) FROM pg TABLE 'public.good'")
 	exec(t, c, "CREATE TABLE bad (id INT PRIMARY KEY, v VARCHAR(3)) FROM pg TABLE 'public.bad'")
-	wait := func(q, want string) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			got := rowsText(t, c, q)
-			if got == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s:\n%s\nwant\n%s", q, got, want)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
+	wait := func(q, want string) { t.Helper(); waitRows(t, c, q, want, 60*time.Second) }
 	wait("SELECT id, v FROM bad", "1|ok")
 	if _, err := up.Exec(ctx, "BEGIN; INSERT INTO bad VALUES (2, 'far too long'); INSERT INTO good VALUES (1, 'one'); COMMIT"); err != nil {
 		t.Fatal(err)
 	}
 	wait("SELECT id, v FROM good", "1|one")
-	_, err = c.Exec(ctx, "SELECT * FROM bad", pgx.QueryExecModeSimpleProtocol)
+	_, err := c.Exec(ctx, "SELECT * FROM bad", pgx.QueryExecModeSimpleProtocol)
 	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "table bad no longer follows source pg") ||
 		!strings.Contains(err.Error(), "table bad column v") || !strings.Contains(err.Error(), "value too long for type character varying(3)") {
 		t.Fatalf("SELECT of the quarantined table: %v", err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	waitFor(t, 30*time.Second, func() (bool, string) {
 		got := rowsText(t, c, "SELECT error FROM strata_catalog.jobs WHERE name = 'cdc-dev-pg'")
-		if strings.Contains(got, "table bad is quarantined") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("strata_catalog.jobs error: %q", got)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return strings.Contains(got, "table bad is quarantined"), fmt.Sprintf("strata_catalog.jobs error: %q", got)
+	})
 	if _, err := up.Exec(ctx, "INSERT INTO good VALUES (2, 'two')"); err != nil {
 		t.Fatal(err)
 	}

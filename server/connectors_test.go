@@ -17,20 +17,12 @@ import (
 // change events (three partitions) and a table over a directory of CSV
 // files, with a view joining them, and checks what arrives.
 func TestKafkaAndFileTables(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	brokers := cluster.ListenAddrs()
+	brokers := kafkaCluster(t, 3, "orders")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "customers-1.csv"), []byte("id,name\n1,ann\n2,bob\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, fmt.Sprintf(`CREATE TABLE orders (id BIGINT PRIMARY KEY, customer INT, amount NUMERIC(10,2))
 		WITH (connector = 'kafka', properties.bootstrap.server = '%s', topic = 'orders', format = 'debezium-json', scan.startup.mode = 'earliest')`, brokers[0]))
 	exec(t, c, fmt.Sprintf(`CREATE TABLE customers (id INT, name TEXT)
@@ -62,20 +54,7 @@ func TestKafkaAndFileTables(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, ".tmp"), filepath.Join(dir, "customers-2.csv")); err != nil {
 		t.Fatal(err)
 	}
-	wait := func(q, want string) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			got := rowsText(t, c, q)
-			if got == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s:\n%s\nwant\n%s", q, got, want)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	wait := func(q, want string) { t.Helper(); waitRows(t, c, q, want, 30*time.Second) }
 	wait("SELECT id, customer, amount FROM orders ORDER BY id", "1|1|11.50\n2|2|3.25")
 	wait("SELECT customer, n, total FROM spend ORDER BY customer", "1|1|11.50\n2|1|3.25")
 	wait("SELECT id, name FROM customers ORDER BY id", "1|ann\n2|bob\n3|cy")
@@ -101,34 +80,22 @@ func TestKafkaAndFileTables(t *testing.T) {
 		WITH (connector = 'file', path = '%s', format = 'csv', csv.header = 'true', errors = 'skip')`, skip))
 	wait("SELECT id, name FROM others", "5|eve")
 	wait("SELECT skipped FROM strata_catalog.skipped WHERE table_name = 'others'", "2")
-	if got := rowsText(t, c, "SELECT count(*) > 0 FROM strata_catalog.checkpoints WHERE job = 'ingest-dev-orders'"); got != "t" {
-		t.Fatalf("strata_catalog.checkpoints lists no checkpoint of the Kafka job: %s", got)
-	}
+	wantRows(t, c, "SELECT count(*) > 0 FROM strata_catalog.checkpoints WHERE job = 'ingest-dev-orders'", "t")
 }
 
 // TestKafkaSinkFromView: CREATE SINK ... FROM a view WITH (connector =
 // 'kafka') writes the view's changes to a topic exactly once; a
 // read_committed consumer applying them as upserts ends with the view.
 func TestKafkaSinkFromView(t *testing.T) {
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "totals"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	brokers := cluster.ListenAddrs()
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	brokers := kafkaCluster(t, 1, "totals")
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE sales (id INT PRIMARY KEY, shop TEXT NOT NULL, amount INT NOT NULL)")
 	exec(t, c, "CREATE MATERIALIZED VIEW totals AS SELECT shop, sum(amount) AS total FROM sales GROUP BY shop")
 	exec(t, c, "INSERT INTO sales VALUES (1, 'a', 5), (2, 'b', 7)")
 	exec(t, c, fmt.Sprintf("CREATE SINK out FROM totals WITH (connector = 'kafka', properties.bootstrap.server = '%s', topic = 'totals', format = 'json')", brokers[0]))
 	exec(t, c, "INSERT INTO sales VALUES (3, 'a', 10)")
 	exec(t, c, "DELETE FROM sales WHERE id = 2")
-	if got := rowsText(t, c, "SHOW SINKS"); got != "out|kafka topic totals" {
-		t.Fatalf("SHOW SINKS: %q", got)
-	}
+	wantRows(t, c, "SHOW SINKS", "out|kafka topic totals")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics("totals"), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
 		t.Fatal(err)
@@ -155,9 +122,20 @@ func TestKafkaSinkFromView(t *testing.T) {
 		}
 	}
 	exec(t, c, "DROP SINK out")
-	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
-		t.Fatalf("SHOW SINKS after DROP: %q", got)
+	wantRows(t, c, "SHOW SINKS", "")
+}
+
+// kafkaCluster starts an in-process Kafka cluster of one broker with
+// topic in the given number of partitions, closed when the test ends
+// (after a server started later), and returns its addresses.
+func kafkaCluster(t *testing.T, partitions int32, topic string) []string {
+	t.Helper()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topic))
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(cluster.Close)
+	return cluster.ListenAddrs()
 }
 
 func firstKeyOf(m map[string]string) string {

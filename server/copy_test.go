@@ -12,10 +12,7 @@ import (
 // the refusal are ignored, as PostgreSQL ignores them outside a COPY, so
 // the next queries on the connection work.
 func TestRefusedCopyLeavesTheConnectionUsable(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE cp (k INT PRIMARY KEY, v TEXT)")
 	var src [][]any

@@ -14,10 +14,7 @@ import (
 // nothing and every one that succeeded is there: a write that will commit
 // never reports an error.
 func TestCanceledDMLCommitsOnlyWhenItSaysSo(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE ct (k INT PRIMARY KEY, pad TEXT)")
 	var ok []string
@@ -75,10 +72,7 @@ func TestCanceledDMLCommitsOnlyWhenItSaysSo(t *testing.T) {
 // CASCADE drops their table and a view on it each end, with success or
 // 42P01, and none hangs.
 func TestInsertDuringDropCascade(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE dt (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "CREATE MATERIALIZED VIEW dtv AS SELECT count(*) AS n FROM dt")
 	w := connect(t, s)

@@ -15,45 +15,27 @@ import (
 // sink: DROP TABLE is refused (2BP01) naming the sink, and DROP TABLE
 // CASCADE drops the sink and then the table.
 func TestDropSinkTarget(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE src (id INT PRIMARY KEY, v INT)")
 	exec(t, c, "CREATE TABLE tgt (id INT PRIMARY KEY, v INT)")
 	exec(t, c, "CREATE SINK s1 INTO tgt AS SELECT id, v FROM src")
-	if _, err := c.Exec(context.Background(), "DROP TABLE tgt"); err == nil || !strings.Contains(err.Error(), "2BP01") || !strings.Contains(err.Error(), "sink s1") {
-		t.Fatalf("DROP TABLE of a sink's target: %v", err)
-	}
-	if got := rowsText(t, c, "SHOW SINKS"); got != "s1|tgt" {
-		t.Fatalf("SHOW SINKS after a refused DROP: %q", got)
-	}
+	wantErr(t, c, "DROP TABLE tgt", "2BP01", "sink s1")
+	wantRows(t, c, "SHOW SINKS", "s1|tgt")
 	exec(t, c, "DROP TABLE tgt CASCADE")
-	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
-		t.Fatalf("SHOW SINKS after DROP CASCADE: %q", got)
-	}
-	if got := rowsText(t, c, "SHOW TABLES"); got != "src" {
-		t.Fatalf("SHOW TABLES after DROP CASCADE: %q", got)
-	}
+	wantRows(t, c, "SHOW SINKS", "")
+	wantRows(t, c, "SHOW TABLES", "src")
 }
 
 // TestDropViewOfMaterializedView: as in Postgres, DROP VIEW does not drop
 // a materialized view (42809, naming DROP MATERIALIZED VIEW), and DROP
 // VIEW IF EXISTS of nothing is fine.
 func TestDropViewOfMaterializedView(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE base (id INT PRIMARY KEY)")
 	exec(t, c, "CREATE MATERIALIZED VIEW mv AS SELECT id FROM base")
-	if _, err := c.Exec(context.Background(), "DROP VIEW mv"); err == nil || !strings.Contains(err.Error(), "42809") || !strings.Contains(err.Error(), "DROP MATERIALIZED VIEW") {
-		t.Fatalf("DROP VIEW of a materialized view: %v", err)
-	}
+	wantErr(t, c, "DROP VIEW mv", "42809", "DROP MATERIALIZED VIEW")
 	exec(t, c, "DROP VIEW IF EXISTS nothing")
-	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "mv" {
-		t.Fatalf("SHOW MATERIALIZED VIEWS: %q", got)
-	}
+	wantRows(t, c, "SHOW MATERIALIZED VIEWS", "mv")
 	exec(t, c, "DROP MATERIALIZED VIEW mv")
 }
 
@@ -63,10 +45,7 @@ func TestDropViewOfMaterializedView(t *testing.T) {
 // the writing session that waits for its write ends with an error naming
 // the sink's job instead of waiting forever.
 func TestSinkIntoFillsAndFailingWriter(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE users (id INT PRIMARY KEY, email TEXT NOT NULL, name TEXT)")
 	exec(t, c, "CREATE TABLE by_email (email TEXT PRIMARY KEY, id INT, name VARCHAR(5))")
 	exec(t, c, "INSERT INTO users VALUES (1, 'a@x', 'ann'), (2, 'b@x', 'bob')")
@@ -74,9 +53,7 @@ func TestSinkIntoFillsAndFailingWriter(t *testing.T) {
 	exec(t, c, "CREATE SINK k INTO by_email AS SELECT email, id, name FROM users")
 	c2 := connect(t, s)
 	defer c2.Close(context.Background())
-	if got := rowsText(t, c2, "SELECT email, id FROM by_email ORDER BY email"); got != "a@x|1\nb@x|2\nold|0" {
-		t.Fatalf("by_email right after CREATE SINK, from another session: %q", got)
-	}
+	wantRows(t, c2, "SELECT email, id FROM by_email ORDER BY email", "a@x|1\nb@x|2\nold|0")
 	exec(t, c, "INSERT INTO users VALUES (3, 'd@x', 'longname')")
 	_, err := c.Exec(context.Background(), "SELECT count(*) FROM by_email")
 	if err == nil || !strings.Contains(err.Error(), "55000") || !strings.Contains(err.Error(), "sink-dev-k") {
@@ -88,10 +65,7 @@ func TestSinkIntoFillsAndFailingWriter(t *testing.T) {
 // view keeps failing (a division by zero) ends with 55000 naming the
 // failing job, not only a read of the failing view itself.
 func TestReadWaitsEndWhenUpstreamViewFails(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE d2 (k INT PRIMARY KEY, name TEXT, n INT)")
 	exec(t, c, "INSERT INTO d2 VALUES (1, 'a', 1)")
 	exec(t, c, "CREATE MATERIALIZED VIEW vdiv AS SELECT k, 10 / n AS x FROM d2")
@@ -115,10 +89,7 @@ func TestReadWaitsEndWhenUpstreamViewFails(t *testing.T) {
 // and leaves no view, sink or job behind: the name can be used again and
 // the sink's target takes INSERTs again.
 func TestFailedCreateLeavesNothing(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE d2 (k INT PRIMARY KEY, name TEXT, n INT)")
 	exec(t, c, "INSERT INTO d2 VALUES (1, 'longname', 1)")
@@ -129,39 +100,26 @@ func TestFailedCreateLeavesNothing(t *testing.T) {
 	if pe := (*pgconn.PgError)(nil); !errors.As(err, &pe) || !strings.Contains(pe.Hint, "was not created") {
 		t.Fatalf("the hint of a failed CREATE: %v", err)
 	}
-	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "" {
-		t.Fatalf("views after a failed CREATE: %q", got)
-	}
-	if got := rowsText(t, c, "SELECT count(*) FROM strata_catalog.jobs WHERE name LIKE 'view-%'"); got != "0" {
-		t.Fatalf("view jobs after a failed CREATE: %q", got)
-	}
+	wantRows(t, c, "SHOW MATERIALIZED VIEWS", "")
+	wantRows(t, c, "SELECT count(*) FROM strata_catalog.jobs WHERE name LIKE 'view-%'", "0")
 	exec(t, c, "CREATE MATERIALIZED VIEW vfail2 AS SELECT k, 10 / n AS x FROM d2")
-	if got := rowsText(t, c, "SELECT k, x FROM vfail2"); got != "1|10" {
-		t.Fatalf("the view created again: %q", got)
-	}
+	wantRows(t, c, "SELECT k, x FROM vfail2", "1|10")
 
 	exec(t, c, "CREATE TABLE short (k INT PRIMARY KEY, name VARCHAR(3))")
 	_, err = c.Exec(ctx, "CREATE SINK ks INTO short AS SELECT k, name FROM d2")
 	if err == nil || !strings.Contains(err.Error(), "55000") {
 		t.Fatalf("a sink whose job keeps failing: %v", err)
 	}
-	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
-		t.Fatalf("sinks after a failed CREATE SINK: %q", got)
-	}
+	wantRows(t, c, "SHOW SINKS", "")
 	exec(t, c, "INSERT INTO short VALUES (7, 'abc')")
-	if got := rowsText(t, c, "SELECT k, name FROM short"); got != "7|abc" {
-		t.Fatalf("the sink's target after a failed CREATE SINK: %q", got)
-	}
+	wantRows(t, c, "SELECT k, name FROM short", "7|abc")
 }
 
 // TestDropSinkWhileItCatchesUp: DROP SINK from another session while
 // CREATE SINK INTO is still catching up over its input's history stops
 // the sink at once, and the CREATE reports 57014 rather than success.
 func TestDropSinkWhileItCatchesUp(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	c2 := connect(t, s)
 	defer c2.Close(context.Background())
 	exec(t, c, "CREATE TABLE hist (id INT PRIMARY KEY, v INT)")
@@ -200,9 +158,7 @@ func TestDropSinkWhileItCatchesUp(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "57014") || !strings.Contains(err.Error(), "dropped before it wrote its first epoch") {
 			t.Fatalf("CREATE SINK whose sink was dropped while it caught up: %v", err)
 		}
-		if got := rowsText(t, c2, "SHOW SINKS"); got != "" {
-			t.Fatalf("sinks after the DROP: %q", got)
-		}
+		wantRows(t, c2, "SHOW SINKS", "")
 		return
 	}
 	t.Fatal("every CREATE SINK caught up before the DROP ran")

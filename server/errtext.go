@@ -2,66 +2,17 @@ package server
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
-// Error markers in messages.
-//
-// Packages below wrap the markers of internal/base with context
-// (fmt.Errorf("option %q: %w", k, base.ErrInvalidArgument)), so that
-// callers classify errors with errors.Is and sqlerr derives SQLSTATEs from
-// them. The marker's own text ("strata: invalid argument") then ends the
-// message, where a user reads it as noise after the words that already
-// say what was wrong ("schema: option bucket="x": not a non-negative
-// integer: strata: invalid argument"). Everything that leaves the process
-// as a message (a wire ErrorResponse, an HTTP answer, the CLI's last
-// line) goes through UserMessage: the markers that only classify are cut
-// out, the ones that tell something (corrupt data, a checksum mismatch)
-// are kept in plain words. The error values themselves are untouched, so
-// errors.Is still sees the markers.
+// UserMessage is base.UserMessage (msg without the bare texts of base's
+// error markers), kept so that callers above the server (the demo) that
+// clean its messages need not import base for it.
+func UserMessage(msg string) string { return base.UserMessage(msg) }
 
-// markerWords maps each marker's text to what a message says instead of
-// it: nothing for the markers that only classify.
-var markerWords = []struct{ marker, words string }{
-	// No marker's text contains another's, so the order does not matter.
-	{base.ErrOutOfRange.Error(), ""},
-	{base.ErrInvalidArgument.Error(), ""},
-	{base.ErrNotFound.Error(), ""},
-	{base.ErrConflict.Error(), ""},
-	{base.ErrClosed.Error(), "closed"},
-	{base.ErrChecksum.Error(), "checksum mismatch"},
-	{base.ErrCorruption.Error(), "corrupt data"},
-}
-
-// UserMessage returns msg without the bare texts of base's error markers
-// (see "Error markers in messages" above): a marker ending a clause
-// (": strata: invalid argument") goes with its separator, one that tells
-// something is kept in plain words ("corrupt data"). A message that was
-// nothing but a marker keeps the marker's plain words.
-func UserMessage(msg string) string {
-	for _, m := range markerWords {
-		if !strings.Contains(msg, m.marker) {
-			continue
-		}
-		if m.words == "" {
-			// The clause that carries the marker goes, with the separator
-			// before it (or after it, when the message starts with it).
-			msg = strings.ReplaceAll(msg, ": "+m.marker, "")
-			msg = strings.ReplaceAll(msg, m.marker+": ", "")
-			if strings.TrimSpace(msg) == m.marker {
-				msg = strings.TrimPrefix(m.marker, "strata: ")
-			}
-			continue
-		}
-		msg = strings.ReplaceAll(msg, m.marker, m.words)
-	}
-	return msg
-}
-
-// userError returns err with its message cleaned by UserMessage: a
+// userError returns err with its message cleaned by base.UserMessage: a
 // *sqlerr.Error copy (code, position, detail, hint and cause kept, so
 // errors.Is and errors.As still see what err wraps) when the message
 // changes, err itself otherwise.
@@ -73,7 +24,7 @@ func userError(err error) error {
 	if !errors.As(err, &se) {
 		se = sqlerr.From(err)
 	}
-	msg := UserMessage(se.Message)
+	msg := base.UserMessage(se.Message)
 	if msg == se.Message {
 		return err
 	}

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"context"
-	"strings"
 	"testing"
 )
 
@@ -11,28 +9,17 @@ import (
 // retraction the table refuses reaches its DML job, and INSERTs go on
 // working.
 func TestDMLOnMergeEngineTables(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE ag (id INT PRIMARY KEY, m INT) WITH ('merge-engine' = 'aggregation', 'fields.m.aggregate-function' = 'max')")
 	exec(t, c, "CREATE TABLE fr (id INT PRIMARY KEY, v TEXT) WITH ('merge-engine' = 'first-row')")
 	exec(t, c, "INSERT INTO ag VALUES (1, 10)")
 	exec(t, c, "INSERT INTO fr VALUES (1, 'first')")
 	for _, q := range []string{"DELETE FROM ag WHERE id = 1", "UPDATE ag SET m = 3 WHERE id = 1", "UPDATE fr SET v = 'upd' WHERE id = 1", "DELETE FROM fr"} {
-		if _, err := c.Exec(context.Background(), q); err == nil || !strings.Contains(err.Error(), "0A000") || !strings.Contains(err.Error(), "merge-engine") {
-			t.Fatalf("%s: %v", q, err)
-		}
+		wantErr(t, c, q, "0A000", "merge-engine")
 	}
-	if _, err := c.Exec(context.Background(), "CREATE TABLE pu (id INT, v TEXT) WITH ('merge-engine' = 'partial-update')"); err == nil || !strings.Contains(err.Error(), "42P16") {
-		t.Fatalf("a merge engine on a table without a key: %v", err)
-	}
+	wantErr(t, c, "CREATE TABLE pu (id INT, v TEXT) WITH ('merge-engine' = 'partial-update')", "42P16")
 	exec(t, c, "INSERT INTO ag VALUES (1, 5), (2, 7)")
 	exec(t, c, "INSERT INTO fr VALUES (1, 'second'), (2, 'other')")
-	if got := rowsText(t, c, "SELECT id, m FROM ag ORDER BY id"); got != "1|10\n2|7" {
-		t.Fatalf("ag:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT id, v FROM fr ORDER BY id"); got != "1|first\n2|other" {
-		t.Fatalf("fr:\n%s", got)
-	}
+	wantRows(t, c, "SELECT id, m FROM ag ORDER BY id", "1|10\n2|7")
+	wantRows(t, c, "SELECT id, v FROM fr ORDER BY id", "1|first\n2|other")
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"testing"
 )
 
@@ -10,10 +9,7 @@ import (
 // names are exact, bare names fold ASCII letters only, and "MixedCase"
 // and mixedcase are two relations in one query.
 func TestQuotedNamesOverTheWire(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	for _, q := range []string{
 		`CREATE TABLE "Ünïcødé_表" (id BIGINT PRIMARY KEY, v TEXT)`,
 		`CREATE TABLE "ÄB" (id BIGINT PRIMARY KEY)`,

@@ -11,10 +11,7 @@ import (
 // them, the column an UPDATE assigns them to), so drivers encode Go
 // values without casts in the SQL.
 func TestParameterTypes(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE acct (id INT PRIMARY KEY, n BIGINT, amount NUMERIC(10,2), ok BOOLEAN)")
 	exec(t, c, "INSERT INTO acct VALUES (1, 10, 2.50, true), (2, 20, 7.25, false)")
@@ -63,7 +60,5 @@ func TestParameterTypes(t *testing.T) {
 	if _, err := c.Exec(ctx, "UPDATE acct SET amount = $1 WHERE id = $2", "12.345", 2); err != nil {
 		t.Fatal(err)
 	}
-	if got := rowsText(t, c, "SELECT amount FROM acct WHERE id = 2"); got != "12.35" {
-		t.Fatalf("amount after SET amount = 12.345: %q", got)
-	}
+	wantRows(t, c, "SELECT amount FROM acct WHERE id = 2", "12.35")
 }

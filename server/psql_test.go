@@ -22,10 +22,7 @@ func TestPsqlCommands(t *testing.T) {
 	if err != nil {
 		t.Skip("psql is not installed")
 	}
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE ct (id INT PRIMARY KEY, c CHAR(3))")
 	host, port, _ := net.SplitHostPort(s.Addr().String())
 	run := func(cmd string) string {
@@ -77,10 +74,7 @@ func TestPsqlCommands(t *testing.T) {
 // TestPgSleep: SELECT pg_sleep(s) waits and returns one empty value named
 // pg_sleep; a cancel or statement_timeout ends the wait with 57014.
 func TestPgSleep(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	start := time.Now()
 	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {
 		rows, err := c.Query(context.Background(), "SELECT pg_sleep(0.2), 1 AS one", mode)
@@ -117,10 +111,7 @@ func TestPgSleep(t *testing.T) {
 // table drops its padding where PostgreSQL does (||, length, upper,
 // comparison, casts to text), as PostgreSQL 15 gives for the same query.
 func TestCharColumnsAsPostgres(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE ct (id INT PRIMARY KEY, c CHAR(3))")
 	exec(t, c, "INSERT INTO ct VALUES (1, 'a'), (2, 'xyz')")
 	// PostgreSQL 15: a|1|t|A|aa|qa|a||a||ab and xyz|3|f|XYZ|xyzxyz|qxyz|xyz||xyz||ab.
@@ -128,7 +119,5 @@ func TestCharColumnsAsPostgres(t *testing.T) {
 	if want := "ab|1|t|A|aa|qa|a||a||ab\nxyzb|3|f|XYZ|xyzxyz|qxyz|xyz||xyz||ab"; got != want {
 		t.Fatalf("CHAR(3) column:\n%s\nwant\n%s", got, want)
 	}
-	if got := rowsText(t, c, "SELECT id FROM ct WHERE c = 'a' AND c || '' = 'a'"); got != "1" {
-		t.Fatalf("CHAR(3) compared: %q", got)
-	}
+	wantRows(t, c, "SELECT id FROM ct WHERE c = 'a' AND c || '' = 'a'", "1")
 }

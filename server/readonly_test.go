@@ -11,10 +11,7 @@ import (
 // fails with 25006 naming the command and writes nothing; reads work, and
 // READ WRITE or COMMIT lift it.
 func TestReadOnlyTransactions(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE ro (k INT PRIMARY KEY)")
 	refused := func(q, cmd string) {
@@ -28,9 +25,7 @@ func TestReadOnlyTransactions(t *testing.T) {
 	refused("INSERT INTO ro VALUES (1)", "INSERT")
 	refused("DELETE FROM ro", "DELETE")
 	refused("CREATE TABLE ro2 (k INT PRIMARY KEY)", "CREATE TABLE")
-	if got := rowsText(t, c, "SELECT count(*) FROM ro"); got != "0" {
-		t.Fatalf("a read in a read-only block: %q", got)
-	}
+	wantRows(t, c, "SELECT count(*) FROM ro", "0")
 	exec(t, c, "COMMIT")
 	exec(t, c, "INSERT INTO ro VALUES (1)")
 
@@ -46,7 +41,5 @@ func TestReadOnlyTransactions(t *testing.T) {
 	exec(t, c, "COMMIT")
 	exec(t, c, "SET default_transaction_read_only = off")
 	exec(t, c, "INSERT INTO ro VALUES (5)")
-	if got := rowsText(t, c, "SELECT k FROM ro ORDER BY k"); got != "1\n4\n5" {
-		t.Fatalf("rows after the read-only blocks: %q", got)
-	}
+	wantRows(t, c, "SELECT k FROM ro ORDER BY k", "1\n4\n5")
 }

@@ -168,7 +168,7 @@ func Verify(ctx context.Context, e *engine.Engine, view string, epoch uint64) Ve
 	}
 	v, err := e.Verify(ctx, name, base.Epoch(epoch))
 	if err != nil {
-		out.Error = UserMessage(err.Error())
+		out.Error = base.UserMessage(err.Error())
 		return out
 	}
 	out.Epoch, out.Rows, out.OK = uint64(v.Epoch), v.Rows, v.OK()

@@ -20,62 +20,6 @@ import (
 	"github.com/stratadb/strata/engine"
 )
 
-func startTest(t *testing.T, dir string) *Server {
-	t.Helper()
-	s, err := Start(context.Background(), Options{
-		Engine: engine.Options{Dir: dir, EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond},
-		Listen: "127.0.0.1:0", HTTP: "-",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func connect(t *testing.T, s *Server) *pgx.Conn {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := pgx.Connect(ctx, "postgres://root@"+s.Addr().String()+"/dev?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-// rowsText runs q and renders its rows as "a|b" lines.
-func rowsText(t *testing.T, c *pgx.Conn, q string) string {
-	t.Helper()
-	rows, err := c.Query(context.Background(), q, pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	var out []string
-	for rows.Next() {
-		vals := rows.RawValues()
-		parts := make([]string, len(vals))
-		for i, v := range vals {
-			if v == nil {
-				parts[i] = "NULL"
-			} else {
-				parts[i] = string(v)
-			}
-		}
-		out = append(out, strings.Join(parts, "|"))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return strings.Join(out, "\n")
-}
-
-func exec(t *testing.T, c *pgx.Conn, q string) {
-	t.Helper()
-	if _, err := c.Exec(context.Background(), q, pgx.QueryExecModeSimpleProtocol); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-}
-
 // TestSQLOverTheWire drives DDL, DML, views, SHOW/DESCRIBE/EXPLAIN and
 // errors through a real wire connection, restarts the server and checks
 // that tables and views come back and keep updating.
@@ -91,23 +35,8 @@ func TestSQLOverTheWire(t *testing.T) {
 	} {
 		exec(t, c, q)
 	}
-	waitView := func(c *pgx.Conn, q, want string) {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			got := rowsText(t, c, q)
-			if got == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s:\n%s\nwant\n%s", q, got, want)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if got := rowsText(t, c, "SELECT id, customer, amount FROM orders ORDER BY id"); got != "1|ann|5.50\n2|bob|12.00\n3|ann|7.25" {
-		t.Fatalf("orders:\n%s", got)
-	}
+	waitView := func(c *pgx.Conn, q, want string) { t.Helper(); waitRows(t, c, q, want, 20*time.Second) }
+	wantRows(t, c, "SELECT id, customer, amount FROM orders ORDER BY id", "1|ann|5.50\n2|bob|12.00\n3|ann|7.25")
 	waitView(c, "SELECT customer, total, n FROM per_customer ORDER BY customer", "ann|12.75|2\nbob|12.00|1")
 	waitView(c, "SELECT customer, total FROM big ORDER BY customer", "ann|12.75\nbob|12.00")
 	// A consistent join across three levels: the sum over orders equals
@@ -116,9 +45,7 @@ func TestSQLOverTheWire(t *testing.T) {
 	if got != "t" {
 		t.Fatalf("consistency check: %s", got)
 	}
-	if got := rowsText(t, c, "SELECT count(*) FROM public.orders"); got != "3" {
-		t.Fatalf("public.orders: %q", got)
-	}
+	wantRows(t, c, "SELECT count(*) FROM public.orders", "3")
 	// ROLLBACK of a block that only read is fine; of one that wrote it
 	// says it cannot undo the writes.
 	exec(t, c, "BEGIN")
@@ -126,39 +53,25 @@ func TestSQLOverTheWire(t *testing.T) {
 	exec(t, c, "ROLLBACK")
 	exec(t, c, "BEGIN")
 	exec(t, c, "INSERT INTO orders VALUES (9, 'cy', 1.00)")
-	if _, err := c.Exec(context.Background(), "ROLLBACK"); err == nil || !strings.Contains(err.Error(), "0A000") || !strings.Contains(err.Error(), "1 statement") {
-		t.Fatalf("ROLLBACK after an INSERT: %v", err)
-	}
+	wantErr(t, c, "ROLLBACK", "0A000", "1 statement")
 	exec(t, c, "DELETE FROM orders WHERE id = 9")
 	if got := rowsText(t, c, "SHOW last_read_epoch"); got == "0" || got == "" {
 		t.Fatalf("last_read_epoch %q after a read", got)
 	}
-	if got := rowsText(t, c, "SHOW TABLES"); got != "orders" {
-		t.Fatalf("SHOW TABLES: %q", got)
-	}
-	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "big\nper_customer" {
-		t.Fatalf("SHOW MATERIALIZED VIEWS: %q", got)
-	}
-	if got := rowsText(t, c, "DESCRIBE orders"); got != "id|BIGINT|false|true\ncustomer|TEXT|false|false\namount|NUMERIC(10,2)|true|false" {
-		t.Fatalf("DESCRIBE orders:\n%s", got)
-	}
+	wantRows(t, c, "SHOW TABLES", "orders")
+	wantRows(t, c, "SHOW MATERIALIZED VIEWS", "big\nper_customer")
+	wantRows(t, c, "DESCRIBE orders", "id|BIGINT|false|true\ncustomer|TEXT|false|false\namount|NUMERIC(10,2)|true|false")
 	// A primary-key column is NOT NULL in DESCRIBE as in \d and
 	// information_schema, also where a view's key is derived.
 	if got := rowsText(t, c, "DESCRIBE big"); !strings.HasPrefix(got, "customer|TEXT|false|true\n") {
 		t.Fatalf("DESCRIBE big:\n%s", got)
 	}
-	if got := rowsText(t, c, "SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'big'::regclass AND attnum > 0 ORDER BY attnum"); got != "customer|t\ntotal|f" {
-		t.Fatalf("pg_attribute of big:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = 'orders' ORDER BY ordinal_position"); got != "id|NO\ncustomer|NO\namount|YES" {
-		t.Fatalf("information_schema.columns of orders:\n%s", got)
-	}
+	wantRows(t, c, "SELECT attname, attnotnull FROM pg_attribute WHERE attrelid = 'big'::regclass AND attnum > 0 ORDER BY attnum", "customer|t\ntotal|f")
+	wantRows(t, c, "SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = 'orders' ORDER BY ordinal_position", "id|NO\ncustomer|NO\namount|YES")
 	if got := rowsText(t, c, "EXPLAIN CREATE MATERIALIZED VIEW x AS SELECT customer, count(*) AS n FROM orders GROUP BY customer"); !strings.Contains(got, "Aggregate") || !strings.Contains(got, "retract") {
 		t.Fatalf("EXPLAIN:\n%s", got)
 	}
-	if _, err := c.Exec(context.Background(), "EXPLAIN ANALYZE SELECT count(*) FROM orders"); err == nil || !strings.Contains(err.Error(), "0A000") {
-		t.Fatalf("EXPLAIN ANALYZE: %v", err)
-	}
+	wantErr(t, c, "EXPLAIN ANALYZE SELECT count(*) FROM orders", "0A000")
 	for _, c2 := range []struct{ q, code string }{
 		{"SELECT nope FROM orders", "42703"},
 		{"CREATE MATERIALIZED VIEW bad AS SELECT customer FROM nope", "42P01"},
@@ -178,52 +91,33 @@ func TestSQLOverTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s = startTest(t, dir)
-	defer s.Close()
-	c = connect(t, s)
-	defer c.Close(context.Background())
+	s, c = startConnAt(t, dir)
 	exec(t, c, "UPDATE orders SET amount = amount + 1 WHERE customer = 'bob'")
 	exec(t, c, "DELETE FROM orders WHERE id = 1")
 	waitView(c, "SELECT customer, total, n FROM per_customer ORDER BY customer", "ann|7.25|1\nbob|13.00|1")
 	waitView(c, "SELECT customer, total FROM big ORDER BY customer", "bob|13.00")
 	exec(t, c, "DROP MATERIALIZED VIEW big")
 	exec(t, c, "DROP TABLE orders CASCADE")
-	if got := rowsText(t, c, "SHOW TABLES"); got != "" {
-		t.Fatalf("SHOW TABLES after DROP: %q", got)
-	}
+	wantRows(t, c, "SHOW TABLES", "")
 }
 
 // TestSystemTables reads strata_catalog's tables after creating a table
 // and a view.
 func TestSystemTables(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE a (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "CREATE MATERIALIZED VIEW b AS SELECT v, count(*) AS n FROM a GROUP BY v")
 	exec(t, c, "INSERT INTO a VALUES (1, 1), (2, 1), (3, 2)")
-	if got := rowsText(t, c, "SELECT upstream, downstream, job FROM strata_catalog.lineage ORDER BY job"); got != "NULL|a|dml-dev-a\na|b|view-dev-b" {
-		t.Fatalf("lineage:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT name, kind, writer, total_records FROM strata_catalog.tables WHERE name = 'a'"); got != "a|table|dml-dev-a|3" {
-		t.Fatalf("tables:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT name, status FROM strata_catalog.jobs ORDER BY name"); got != "dml-dev-a|RUNNING\nview-dev-b|RUNNING" {
-		t.Fatalf("jobs:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT current_epoch > 0, interval_ms FROM strata_catalog.epochs"); got != "t|20" {
-		t.Fatalf("epochs:\n%s", got)
-	}
+	wantRows(t, c, "SELECT upstream, downstream, job FROM strata_catalog.lineage ORDER BY job", "NULL|a|dml-dev-a\na|b|view-dev-b")
+	wantRows(t, c, "SELECT name, kind, writer, total_records FROM strata_catalog.tables WHERE name = 'a'", "a|table|dml-dev-a|3")
+	wantRows(t, c, "SELECT name, status FROM strata_catalog.jobs ORDER BY name", "dml-dev-a|RUNNING\nview-dev-b|RUNNING")
+	wantRows(t, c, "SELECT current_epoch > 0, interval_ms FROM strata_catalog.epochs", "t|20")
 }
 
 // TestParameters runs statements with $n parameters through the extended
 // protocol (pgx prepares them) and database/sql-style placeholders.
 func TestParameters(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE p (k BIGINT PRIMARY KEY, name TEXT, score NUMERIC(6,2))")
 	for i := int64(1); i <= 3; i++ {
@@ -364,10 +258,7 @@ FROM (SELECT coalesce(sum(balance), 0) AS s, count(*) AS k FROM acct) a,
 // exactly one row for A; the table refuses DML while the sink writes it
 // and takes it again after DROP SINK.
 func TestSinkIntoTable(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE users (id INT PRIMARY KEY, email TEXT NOT NULL, name TEXT)")
 	exec(t, c, "INSERT INTO users VALUES (1, 'a@x', 'ann'), (2, 'b@x', 'bob')")
 	exec(t, c, "CREATE TABLE by_email (email TEXT PRIMARY KEY, id BIGINT, name TEXT)")
@@ -381,53 +272,27 @@ func TestSinkIntoTable(t *testing.T) {
 	} {
 		exec(t, c, q)
 	}
-	want := "a@x|1|ann\nb@x|2|bob\nold@x|0|before"
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got := rowsText(t, c, "SELECT email, id, name FROM by_email ORDER BY email")
-		if got == want {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("by_email:\n%s\nwant\n%s", got, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if got := rowsText(t, c, "SHOW SINKS"); got != "s|by_email" {
-		t.Fatalf("SHOW SINKS: %q", got)
-	}
-	if _, err := c.Exec(context.Background(), "INSERT INTO by_email VALUES ('z@x', 9, 'z')"); err == nil || !strings.Contains(err.Error(), "42809") {
-		t.Fatalf("INSERT into a table a sink writes: %v", err)
-	}
+	waitRows(t, c, "SELECT email, id, name FROM by_email ORDER BY email", "a@x|1|ann\nb@x|2|bob\nold@x|0|before", 20*time.Second)
+	wantRows(t, c, "SHOW SINKS", "s|by_email")
+	wantErr(t, c, "INSERT INTO by_email VALUES ('z@x', 9, 'z')", "42809")
 	exec(t, c, "DROP SINK s")
 	exec(t, c, "INSERT INTO by_email VALUES ('z@x', 9, 'z')")
-	if got := rowsText(t, c, "SELECT count(*) FROM by_email"); got != "4" {
-		t.Fatalf("after DROP SINK and an INSERT: %s rows", got)
-	}
+	wantRows(t, c, "SELECT count(*) FROM by_email", "4")
 }
 
 // TestDropCascadeKeepsSinkTarget: dropping a table a sink reads, with
 // CASCADE, drops the sink but keeps the table the sink wrote, which takes
 // SQL writes again.
 func TestDropCascadeKeepsSinkTarget(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE src (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "CREATE TABLE dst (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "CREATE SINK copy INTO dst AS SELECT k, v FROM src")
-	if _, err := c.Exec(context.Background(), "DROP TABLE src"); err == nil || !strings.Contains(err.Error(), "sink copy") {
-		t.Fatalf("DROP TABLE src without CASCADE: %v", err)
-	}
+	wantErr(t, c, "DROP TABLE src", "sink copy")
 	exec(t, c, "DROP TABLE src CASCADE")
-	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
-		t.Fatalf("SHOW SINKS after the cascade: %q", got)
-	}
+	wantRows(t, c, "SHOW SINKS", "")
 	exec(t, c, "INSERT INTO dst VALUES (1, 1)")
-	if got := rowsText(t, c, "SHOW TABLES"); got != "dst" {
-		t.Fatalf("SHOW TABLES: %q", got)
-	}
+	wantRows(t, c, "SHOW TABLES", "dst")
 }
 
 // TestMetrics scrapes /metrics after a write and finds the engine's
@@ -466,10 +331,7 @@ func TestMetrics(t *testing.T) {
 // through a view is a cycle; it is refused with a SQLSTATE and the
 // catalog keeps what it had (the table stays writable by SQL).
 func TestCycleIsRefused(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE t (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "CREATE MATERIALIZED VIEW v AS SELECT k, v + 1 AS v FROM t")
 	_, err := c.Exec(context.Background(), "CREATE SINK loop INTO t AS SELECT k, v FROM v")
@@ -477,22 +339,15 @@ func TestCycleIsRefused(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != "42P17" || !strings.Contains(pe.Message, "cycle") || pe.Position != 45 {
 		t.Fatalf("a cycle: %v (at %d, want 45: the view after FROM)", err, pe.Position)
 	}
-	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
-		t.Fatalf("SHOW SINKS after the refusal: %q", got)
-	}
+	wantRows(t, c, "SHOW SINKS", "")
 	exec(t, c, "INSERT INTO t VALUES (1, 1)")
-	if got := rowsText(t, c, "SELECT k, v FROM v"); got != "1|2" {
-		t.Fatalf("v: %q", got)
-	}
+	wantRows(t, c, "SELECT k, v FROM v", "1|2")
 }
 
 // TestTopNAndOuterJoinViews: Top-N, deduplication and outer-join views
 // get a key and keep up with changes.
 func TestTopNAndOuterJoinViews(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE o (id INT PRIMARY KEY, customer TEXT NOT NULL, amount INT NOT NULL)")
 	exec(t, c, "CREATE TABLE cu (name TEXT PRIMARY KEY, city TEXT)")
 	exec(t, c, `CREATE MATERIALIZED VIEW top2 AS SELECT * FROM (SELECT id, customer, amount,
@@ -503,25 +358,16 @@ func TestTopNAndOuterJoinViews(t *testing.T) {
 	exec(t, c, "INSERT INTO o VALUES (1, 'ann', 5), (2, 'ann', 9), (3, 'ann', 7), (4, 'bob', 1)")
 	exec(t, c, "INSERT INTO cu VALUES ('ann', 'oslo')")
 	exec(t, c, "UPDATE o SET amount = 10 WHERE id = 1")
-	if got := rowsText(t, c, "SELECT id, customer, amount, rn FROM top2 ORDER BY customer, rn"); got != "1|ann|10|1\n2|ann|9|2\n4|bob|1|1" {
-		t.Fatalf("top2:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT customer, amount FROM latest ORDER BY customer"); got != "ann|7\nbob|1" {
-		t.Fatalf("latest:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT id, name, city FROM oc ORDER BY id"); got != "1|ann|oslo\n2|ann|oslo\n3|ann|oslo\n4|NULL|NULL" {
-		t.Fatalf("oc:\n%s", got)
-	}
+	wantRows(t, c, "SELECT id, customer, amount, rn FROM top2 ORDER BY customer, rn", "1|ann|10|1\n2|ann|9|2\n4|bob|1|1")
+	wantRows(t, c, "SELECT customer, amount FROM latest ORDER BY customer", "ann|7\nbob|1")
+	wantRows(t, c, "SELECT id, name, city FROM oc ORDER BY id", "1|ann|oslo\n2|ann|oslo\n3|ann|oslo\n4|NULL|NULL")
 }
 
 // TestNewViewOverOldTable: a view created over a table that committed
 // many epochs starts at the table's present, and the creating session's
 // next read already sees it filled.
 func TestNewViewOverOldTable(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE old (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "INSERT INTO old VALUES (1, 10), (2, 20), (3, 30)")
 	// Wait until the table has committed at least 15 epochs.
@@ -533,13 +379,10 @@ func TestNewViewOverOldTable(t *testing.T) {
 		n, _ := strconv.Atoi(e)
 		return n
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for committed("old") < 15 {
-		if time.Now().After(deadline) {
-			t.Fatalf("table old committed only epoch %d in 30 s", committed("old"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, 30*time.Second, func() (bool, string) {
+		n := committed("old")
+		return n >= 15, fmt.Sprintf("table old committed only epoch %d", n)
+	})
 	oldEpoch := committed("old")
 	exec(t, c, "CREATE MATERIALIZED VIEW fresh AS SELECT k, v * 2 AS v2 FROM old")
 	// CREATE returned once the view was filled: another session, which
@@ -547,12 +390,8 @@ func TestNewViewOverOldTable(t *testing.T) {
 	c2 := connect(t, s)
 	defer c2.Close(context.Background())
 	exec(t, c2, "SET consistency = weak")
-	if got := rowsText(t, c2, "SELECT k, v2 FROM fresh ORDER BY k"); got != "1|20\n2|40\n3|60" {
-		t.Fatalf("fresh from another session right after CREATE:\n%q", got)
-	}
-	if got := rowsText(t, c, "SELECT k, v2 FROM fresh ORDER BY k"); got != "1|20\n2|40\n3|60" {
-		t.Fatalf("fresh right after CREATE:\n%q", got)
-	}
+	wantRows(t, c2, "SELECT k, v2 FROM fresh ORDER BY k", "1|20\n2|40\n3|60")
+	wantRows(t, c, "SELECT k, v2 FROM fresh ORDER BY k", "1|20\n2|40\n3|60")
 	if first := committed("fresh"); first < oldEpoch {
 		t.Fatalf("the view committed epoch %d below its table's %d at CREATE: it replayed the table's past epochs instead of starting at its present", first, oldEpoch)
 	}
@@ -562,41 +401,26 @@ func TestNewViewOverOldTable(t *testing.T) {
 // digits, sums past 38 digits) are still read exactly, by the batch
 // executor, and their views verify.
 func TestNumericBeyondDuckDB(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE nn (id INT PRIMARY KEY, g TEXT, v NUMERIC)")
 	exec(t, c, "CREATE MATERIALIZED VIEW nns AS SELECT g, sum(v) AS s FROM nn GROUP BY g")
 	exec(t, c, "INSERT INTO nn VALUES (1, 'a', 1.5), (2, 'b', 'NaN'), (3, 'a', 90000000000000000000000000000000000000), (4, 'a', 90000000000000000000000000000000000000)")
-	if got := rowsText(t, c, "SELECT g, s FROM nns ORDER BY g"); got != "a|180000000000000000000000000000000000001.5\nb|NaN" {
-		t.Fatalf("nns:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT count(*) FROM nn"); got != "4" {
-		t.Fatalf("count: %s", got)
-	}
-	res := Verify(context.Background(), s.Engine, "nns", 0)
-	if !res.OK || res.Error != "" {
-		t.Fatalf("verify: %+v", res)
-	}
+	wantRows(t, c, "SELECT g, s FROM nns ORDER BY g", "a|180000000000000000000000000000000000001.5\nb|NaN")
+	wantRows(t, c, "SELECT count(*) FROM nn", "4")
+	wantVerified(t, s, "nns")
 }
 
 // TestVerifyWindowView: a view over a TUMBLE window verifies (the batch
 // executor recomputes it, DuckDB having no TUMBLE) and holds the expected
 // windows.
 func TestVerifyWindowView(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE ev (id INT PRIMARY KEY, ts TIMESTAMP NOT NULL, v INT)")
 	exec(t, c, `CREATE MATERIALIZED VIEW w AS SELECT window_start, window_end, count(*) AS n, sum(v) AS s
 		FROM TUMBLE(ev, ts, INTERVAL '10' SECOND) GROUP BY window_start, window_end`)
 	exec(t, c, `INSERT INTO ev VALUES (1, '2024-01-01 00:00:01', 1), (2, '2024-01-01 00:00:09.999', 2),
 		(3, '2024-01-01 00:00:10', 4), (4, '1969-12-31 23:59:55', 8)`)
-	if got := rowsText(t, c, "SELECT window_start, n, s FROM w ORDER BY window_start"); got != "1969-12-31 23:59:50|1|8\n2024-01-01 00:00:00|2|3\n2024-01-01 00:00:10|1|4" {
-		t.Fatalf("w:\n%s", got)
-	}
+	wantRows(t, c, "SELECT window_start, n, s FROM w ORDER BY window_start", "1969-12-31 23:59:50|1|8\n2024-01-01 00:00:00|2|3\n2024-01-01 00:00:10|1|4")
 	res := Verify(context.Background(), s.Engine, "w", 0)
 	if !res.OK || res.Error != "" || res.Rows != 3 {
 		t.Fatalf("verify: %+v", res)
@@ -607,10 +431,7 @@ func TestVerifyWindowView(t *testing.T) {
 // moment before (which has committed nothing yet) also starts at the
 // present rather than replaying the past epochs one by one.
 func TestViewOverNewViewStartsAtThePresent(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE base (k INT PRIMARY KEY, v INT)")
 	exec(t, c, "INSERT INTO base VALUES (1, 1), (2, 2)")
 	time.Sleep(500 * time.Millisecond) // about 25 epochs pass
@@ -619,9 +440,7 @@ func TestViewOverNewViewStartsAtThePresent(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(t, c, "CREATE MATERIALIZED VIEW l1 AS SELECT k, v + 1 AS v FROM base; CREATE MATERIALIZED VIEW l2 AS SELECT k, v * 10 AS v FROM l1")
-	if got := rowsText(t, c, "SELECT k, v FROM l2 ORDER BY k"); got != "1|20\n2|30" {
-		t.Fatalf("l2 right after CREATE:\n%q", got)
-	}
+	wantRows(t, c, "SELECT k, v FROM l2 ORDER BY k", "1|20\n2|30")
 	rows := rowsText(t, c, "SELECT name, committed_epoch FROM strata_catalog.tables WHERE name = 'l2'")
 	var n int
 	fmt.Sscanf(strings.TrimPrefix(rows, "l2|"), "%d", &n)

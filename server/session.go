@@ -200,6 +200,18 @@ func (s *Session) Prepare(ctx context.Context, text string, paramTypes []types.T
 	return st, userError(err)
 }
 
+// dmlResult ends an INSERT, UPDATE or DELETE that wrote n rows at epoch
+// ep (zero when it wrote nothing): the session's next reads wait for ep
+// (lastWrite), also when the statement failed after writing, and the
+// answer's tag is tag followed by n.
+func (s *Session) dmlResult(tag string, n int, ep base.Epoch, err error) (*pgwire.Result, error) {
+	s.lastWrite = max(s.lastWrite, ep)
+	if err != nil {
+		return nil, err
+	}
+	return &pgwire.Result{Tag: tag + strconv.Itoa(n)}, nil
+}
+
 func (s *Session) prepare(ctx context.Context, text string, paramTypes []types.Type) (*pgwire.Statement, error) {
 	stmts, err := ddl.Parse(text)
 	if err != nil {
@@ -657,25 +669,13 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		return s.drop(ctx, st)
 	case *ddl.Insert:
 		n, ep, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext(), args)
-		s.lastWrite = max(s.lastWrite, ep)
-		if err != nil {
-			return nil, err
-		}
-		return &pgwire.Result{Tag: "INSERT 0 " + strconv.Itoa(n)}, nil
+		return s.dmlResult("INSERT 0 ", n, ep, err)
 	case *ddl.Update:
 		n, ep, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext(), args)
-		s.lastWrite = max(s.lastWrite, ep)
-		if err != nil {
-			return nil, err
-		}
-		return &pgwire.Result{Tag: "UPDATE " + strconv.Itoa(n)}, nil
+		return s.dmlResult("UPDATE ", n, ep, err)
 	case *ddl.Delete:
 		n, ep, err := s.e.Delete(ctx, s.db, st.Node.GetDeleteStmt(), st.Text(), s.evalContext(), args)
-		s.lastWrite = max(s.lastWrite, ep)
-		if err != nil {
-			return nil, err
-		}
-		return &pgwire.Result{Tag: "DELETE " + strconv.Itoa(n)}, nil
+		return s.dmlResult("DELETE ", n, ep, err)
 	case *ddl.Set:
 		return s.set(st)
 	case *ddl.Show:

@@ -12,10 +12,7 @@ import (
 // PostgreSQL's values and column names, follow the session's SETs, and an
 // unknown parameter is still 42704.
 func TestShowAnswersAsPostgres(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	show := func(name, wantCol, want string) {
 		t.Helper()
 		rows, err := c.Query(context.Background(), "SHOW "+name, pgx.QueryExecModeSimpleProtocol)

@@ -87,24 +87,16 @@ func TestFileSinkFromView(t *testing.T) {
 	}
 	waitReplay := func(c *pgx.Conn) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		waitFor(t, 30*time.Second, func() (bool, string) {
 			want := rowsText(t, c, "SELECT shop, total FROM totals ORDER BY shop")
-			if got := replayCSV(t, out); got == want {
-				return
-			} else if time.Now().After(deadline) {
-				t.Fatalf("files replay to\n%s\nwant\n%s", got, want)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			got := replayCSV(t, out)
+			return got == want, fmt.Sprintf("files replay to\n%s\nwant\n%s", got, want)
+		})
 	}
 	waitReplay(c)
 	c.Close(context.Background())
 	s.Close()
-	s = startTest(t, dataDir)
-	defer s.Close()
-	c = connect(t, s)
-	defer c.Close(context.Background())
+	s, c = startConnAt(t, dataDir)
 	exec(t, c, "UPDATE sales SET amount = amount + 1 WHERE shop = 'a'")
 	exec(t, c, "INSERT INTO sales VALUES (5, 'e', 2)")
 	waitReplay(c)
@@ -114,7 +106,5 @@ func TestFileSinkFromView(t *testing.T) {
 		t.Fatalf("unknown option: %v", err)
 	}
 	exec(t, c, "DROP SINK out")
-	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
-		t.Fatalf("SHOW SINKS after DROP: %q", got)
-	}
+	wantRows(t, c, "SHOW SINKS", "")
 }

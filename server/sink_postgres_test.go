@@ -19,19 +19,8 @@ import (
 // view as it changes, across a server restart; a target that does not
 // fit is refused with a message naming it.
 func TestPostgresSinkFromView(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts PostgreSQL")
-	}
-	pg := pgtest.Start(t)
+	pg, up := upstreamPG(t, "shop", "CREATE TABLE totals (shop text PRIMARY KEY, total bigint)")
 	ctx := context.Background()
-	up, err := pgx.Connect(ctx, pg.CreateDatabase(t, "shop"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer up.Close(ctx)
-	if _, err := up.Exec(ctx, "CREATE TABLE totals (shop text PRIMARY KEY, total bigint)"); err != nil {
-		t.Fatal(err)
-	}
 	dataDir := t.TempDir()
 	s := startTest(t, dataDir)
 	c := connect(t, s)
@@ -42,7 +31,7 @@ func TestPostgresSinkFromView(t *testing.T) {
 		return fmt.Sprintf("WITH (connector = 'postgres', hostname = '%s', port = '%d', username = '%s', database = 'shop', table = '%s')",
 			pg.Host, pg.Port, pgtest.Superuser, table)
 	}
-	_, err = c.Exec(ctx, "CREATE SINK out FROM totals "+with("public.missing"))
+	_, err := c.Exec(ctx, "CREATE SINK out FROM totals "+with("public.missing"))
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "22023" || !strings.Contains(pgErr.Message, "table public.missing does not exist in database shop") {
 		t.Fatalf("sink into a missing table: %v", err)
@@ -55,30 +44,20 @@ func TestPostgresSinkFromView(t *testing.T) {
 	}
 	waitEqual := func(c *pgx.Conn) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		waitFor(t, 30*time.Second, func() (bool, string) {
 			want := rowsText(t, c, "SELECT shop, total FROM totals ORDER BY shop")
-			if got := rowsText(t, up, "SELECT shop, total FROM totals ORDER BY shop"); got == want {
-				return
-			} else if time.Now().After(deadline) {
-				t.Fatalf("PostgreSQL:\n%s\nview:\n%s", got, want)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			got := rowsText(t, up, "SELECT shop, total FROM totals ORDER BY shop")
+			return got == want, fmt.Sprintf("PostgreSQL:\n%s\nview:\n%s", got, want)
+		})
 	}
 	waitEqual(c)
 	c.Close(ctx)
 	s.Close()
-	s = startTest(t, dataDir)
-	defer s.Close()
-	c = connect(t, s)
-	defer c.Close(ctx)
+	s, c = startConnAt(t, dataDir)
 	exec(t, c, "UPDATE sales SET amount = amount + 1 WHERE shop = 'a'")
 	exec(t, c, "DELETE FROM sales WHERE id = 3")
 	exec(t, c, "INSERT INTO sales VALUES (5, 'e', 2)")
 	waitEqual(c)
 	exec(t, c, "DROP SINK out")
-	if got := rowsText(t, c, "SHOW SINKS"); got != "" {
-		t.Fatalf("SHOW SINKS after DROP: %q", got)
-	}
+	wantRows(t, c, "SHOW SINKS", "")
 }

@@ -15,10 +15,7 @@ import (
 // runs longer with 57014, leaves the session usable, and RESET turns it
 // off; bad values are refused.
 func TestStatementTimeout(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE big (id INT PRIMARY KEY)")
 	var vals []string
@@ -27,9 +24,7 @@ func TestStatementTimeout(t *testing.T) {
 	}
 	exec(t, c, "INSERT INTO big VALUES "+strings.Join(vals, ", "))
 	exec(t, c, "SET statement_timeout = '200ms'")
-	if got := rowsText(t, c, "SHOW statement_timeout"); got != "200ms" {
-		t.Fatalf("SHOW statement_timeout: %q", got)
-	}
+	wantRows(t, c, "SHOW statement_timeout", "200ms")
 	start := time.Now()
 	_, err := c.Exec(ctx, "SELECT count(*) FROM big a, big b, big c WHERE a.id + b.id + c.id = -1")
 	if err == nil || !strings.Contains(err.Error(), "57014") || !strings.Contains(err.Error(), "statement timeout") {
@@ -38,9 +33,7 @@ func TestStatementTimeout(t *testing.T) {
 	if d := time.Since(start); d > 30*time.Second {
 		t.Fatalf("the timeout took %v to cancel the statement", d)
 	}
-	if got := rowsText(t, c, "SELECT count(*) FROM big"); got != "3000" {
-		t.Fatalf("after the timeout: %q", got)
-	}
+	wantRows(t, c, "SELECT count(*) FROM big", "3000")
 	// A SELECT over generate_series (run by the OLAP engine) and one over
 	// VALUES lists (run by the batch executor) stop close to the timeout
 	// too, and the session stays usable.
@@ -60,9 +53,7 @@ func TestStatementTimeout(t *testing.T) {
 		if d := time.Since(start); d > 15*time.Second {
 			t.Fatalf("the timeout took %v to cancel %.60s...", d, q)
 		}
-		if got := rowsText(t, c, "SELECT 1"); got != "1" {
-			t.Fatalf("after the timeout: %q", got)
-		}
+		wantRows(t, c, "SELECT 1", "1")
 	}
 	// Loading the tables a SELECT reads, before it runs, counts against
 	// the timeout too: a first read of a 500k-row table under a 50ms
@@ -71,53 +62,28 @@ func TestStatementTimeout(t *testing.T) {
 	exec(t, c, "CREATE TABLE wide (id INT PRIMARY KEY, s TEXT)")
 	exec(t, c, "INSERT INTO wide SELECT g, 'row ' || g FROM generate_series(1, 500000) g")
 	exec(t, c, "SET statement_timeout = '50ms'")
-	if _, err := c.Exec(ctx, "SELECT count(*) FROM wide"); err == nil || !strings.Contains(err.Error(), "57014") || !strings.Contains(err.Error(), "statement timeout") {
-		t.Fatalf("a first read of a large table under a 50ms timeout: %v", err)
-	}
+	wantErr(t, c, "SELECT count(*) FROM wide", "57014", "statement timeout")
 	exec(t, c, "RESET statement_timeout")
-	if got := rowsText(t, c, "SHOW statement_timeout"); got != "0" {
-		t.Fatalf("SHOW statement_timeout after RESET: %q", got)
-	}
-	if _, err := c.Exec(ctx, "SET statement_timeout = 'soon'"); err == nil || !strings.Contains(err.Error(), "22023") {
-		t.Fatalf("a bad statement_timeout: %v", err)
-	}
+	wantRows(t, c, "SHOW statement_timeout", "0")
+	wantErr(t, c, "SET statement_timeout = 'soon'", "22023")
 }
 
 // TestGenerateSeries: generate_series over integers works without a
 // table, in INSERT ... SELECT and joined with a table, as in Postgres.
 func TestGenerateSeries(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
-	if got := rowsText(t, c, "SELECT * FROM generate_series(1, 5, 2)"); got != "1\n3\n5" {
-		t.Fatalf("generate_series(1, 5, 2): %q", got)
-	}
-	if got := rowsText(t, c, "SELECT sum(i), count(*) FROM generate_series(10, 1, -1) AS g(i)"); got != "55|10" {
-		t.Fatalf("descending series: %q", got)
-	}
+	_, c := startConn(t)
+	wantRows(t, c, "SELECT * FROM generate_series(1, 5, 2)", "1\n3\n5")
+	wantRows(t, c, "SELECT sum(i), count(*) FROM generate_series(10, 1, -1) AS g(i)", "55|10")
 	// No bound on the rows of a SELECT's series; integer arguments make
 	// integers, as in PostgreSQL, and an alias names the column.
-	if got := rowsText(t, c, "SELECT count(*), sum(g) FROM generate_series(1, 3000000) g"); got != "3000000|4500001500000" {
-		t.Fatalf("a series of 3M rows: %q", got)
-	}
-	if got := rowsText(t, c, "SELECT pg_typeof(g), g FROM generate_series(1, 2) AS g"); got != "integer|1\ninteger|2" {
-		t.Fatalf("the series' type: %q", got)
-	}
-	if got := rowsText(t, c, "SELECT pg_typeof(g) FROM generate_series(1, 3000000000, 2000000000) g"); got != "bigint\nbigint" {
-		t.Fatalf("a bigint series' type: %q", got)
-	}
+	wantRows(t, c, "SELECT count(*), sum(g) FROM generate_series(1, 3000000) g", "3000000|4500001500000")
+	wantRows(t, c, "SELECT pg_typeof(g), g FROM generate_series(1, 2) AS g", "integer|1\ninteger|2")
+	wantRows(t, c, "SELECT pg_typeof(g) FROM generate_series(1, 3000000000, 2000000000) g", "bigint\nbigint")
 	exec(t, c, "CREATE TABLE sq (n INT PRIMARY KEY, sq BIGINT)")
 	exec(t, c, "INSERT INTO sq SELECT i, i * i FROM generate_series(1, 1000) AS g(i)")
-	if got := rowsText(t, c, "SELECT count(*), sum(sq) FROM sq"); got != "1000|333833500" {
-		t.Fatalf("INSERT ... SELECT from generate_series: %q", got)
-	}
-	if got := rowsText(t, c, "SELECT count(*) FROM sq JOIN generate_series(1, 10) AS g(i) ON sq.n = g.i"); got != "10" {
-		t.Fatalf("a table joined with generate_series: %q", got)
-	}
-	if _, err := c.Exec(context.Background(), "SELECT * FROM generate_series(1, 5, 0)"); err == nil || !strings.Contains(err.Error(), "22023") {
-		t.Fatalf("a zero step: %v", err)
-	}
+	wantRows(t, c, "SELECT count(*), sum(sq) FROM sq", "1000|333833500")
+	wantRows(t, c, "SELECT count(*) FROM sq JOIN generate_series(1, 10) AS g(i) ON sq.n = g.i", "10")
+	wantErr(t, c, "SELECT * FROM generate_series(1, 5, 0)", "22023")
 	// INSERT takes at most 1M rows from a series, and says how to do more.
 	_, err := c.Exec(context.Background(), "INSERT INTO sq SELECT i, i FROM generate_series(1, 2000000) AS g(i)")
 	var pe *pgconn.PgError
@@ -129,10 +95,7 @@ func TestGenerateSeries(t *testing.T) {
 // TestSessionFunctions: the functions tools call to learn about the
 // session answer as Postgres's do.
 func TestSessionFunctions(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	got := rowsText(t, c, "SELECT version(), current_database(), current_schema(), current_user, session_user, current_schema")
 	if got != "PostgreSQL 15.0 (Strata)|dev|public|root|root|public" {
 		t.Fatalf("session functions: %q", got)

@@ -19,10 +19,7 @@ import (
 // parameter nothing gives a type to ($1 IS NULL alone, an unused $1) is
 // refused with 42P18 as PostgreSQL refuses it.
 func TestUntypedParameterInExpression(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	ctx := context.Background()
 	exec(t, c, "CREATE TABLE pt (id INT PRIMARY KEY, s TEXT, n INT)")
 	exec(t, c, "INSERT INTO pt VALUES (10, 'a', 100), (11, 'b', 110), (12, NULL, 120)")
@@ -113,7 +110,5 @@ func TestUntypedParameterInExpression(t *testing.T) {
 			t.Errorf("%s: %v, want 42P18 could not determine data type of parameter $1", q, err)
 		}
 	}
-	if got := rowsText(t, c, "SELECT count(*) FROM pt"); got != "3" {
-		t.Fatalf("after the refused statements: %q", got)
-	}
+	wantRows(t, c, "SELECT count(*) FROM pt", "3")
 }

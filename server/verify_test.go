@@ -11,10 +11,7 @@ import (
 // saying that no such view exists; an unknown name still gets "does not
 // exist", and a view verifies.
 func TestVerifyNamesWhatIsNotAView(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE orders (id INT PRIMARY KEY, amount INT)")
 	exec(t, c, "INSERT INTO orders VALUES (1, 5), (2, 7)")
 	exec(t, c, "CREATE MATERIALIZED VIEW total AS SELECT sum(amount) AS s FROM orders")

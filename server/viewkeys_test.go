@@ -1,8 +1,6 @@
 package server
 
 import (
-	"context"
-	"strings"
 	"testing"
 )
 
@@ -11,10 +9,7 @@ import (
 // of inputs told apart by a literal column are accepted, stay right
 // through inserts, updates and deletes on both sides, and verify.
 func TestViewKeysOfSemiJoinsAndUnions(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE cust (id INT PRIMARY KEY, name TEXT)")
 	exec(t, c, "CREATE TABLE ord (id INT PRIMARY KEY, cust_id INT, amount INT)")
 	exec(t, c, "CREATE MATERIALIZED VIEW ex AS SELECT id, amount FROM ord o WHERE EXISTS (SELECT 1 FROM cust c WHERE c.id = o.cust_id)")
@@ -34,11 +29,7 @@ func TestViewKeysOfSemiJoinsAndUnions(t *testing.T) {
 			t.Fatalf("%s:\n%s\nwant\n%s", q.sql, got, q.want)
 		}
 	}
-	for _, v := range []string{"ex", "inq", "un"} {
-		if res := Verify(context.Background(), s.Engine, v, 0); !res.OK || res.Error != "" {
-			t.Fatalf("verify %s: %+v", v, res)
-		}
-	}
+	wantVerified(t, s, "ex", "inq", "un")
 }
 
 // TestAppendOnlyViews: a view without a unique key whose changes are
@@ -46,86 +37,54 @@ func TestViewKeysOfSemiJoinsAndUnions(t *testing.T) {
 // an append table, can be read by other views, and verifies; one whose
 // input has updates is a multiset view.
 func TestAppendOnlyViews(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE clicks (user_id INT, url TEXT, ms INT)")
 	exec(t, c, "CREATE TABLE users (id INT PRIMARY KEY, name TEXT)")
 	exec(t, c, "CREATE MATERIALIZED VIEW slow AS SELECT user_id, url, ms / 1000 AS secs FROM clicks WHERE ms >= 1000")
 	exec(t, c, "CREATE MATERIALIZED VIEW slow_per_user AS SELECT user_id, count(*) AS n, sum(secs) AS secs FROM slow GROUP BY user_id")
 	exec(t, c, "INSERT INTO clicks VALUES (1, '/a', 1500), (1, '/a', 1500), (2, '/b', 20), (2, '/c', 3000)")
 	exec(t, c, "INSERT INTO clicks VALUES (1, '/d', 999), (3, '/e', 1000)")
-	if got := rowsText(t, c, "SELECT user_id, url, secs FROM slow ORDER BY user_id, url"); got != "1|/a|1\n1|/a|1\n2|/c|3\n3|/e|1" {
-		t.Fatalf("slow:\n%s", got)
-	}
-	if got := rowsText(t, c, "SELECT user_id, n, secs FROM slow_per_user ORDER BY user_id"); got != "1|2|2\n2|1|3\n3|1|1" {
-		t.Fatalf("slow_per_user:\n%s", got)
-	}
+	wantRows(t, c, "SELECT user_id, url, secs FROM slow ORDER BY user_id, url", "1|/a|1\n1|/a|1\n2|/c|3\n3|/e|1")
+	wantRows(t, c, "SELECT user_id, n, secs FROM slow_per_user ORDER BY user_id", "1|2|2\n2|1|3\n3|1|1")
 	// An inner join of two append tables only inserts too.
 	exec(t, c, "CREATE TABLE pages (url TEXT, owner TEXT)")
 	exec(t, c, "CREATE MATERIALIZED VIEW owned AS SELECT c.user_id, c.url, p.owner FROM clicks c JOIN pages p ON c.url = p.url")
 	exec(t, c, "INSERT INTO pages VALUES ('/a', 'ann'), ('/e', 'eve'), ('/e', 'ed')")
 	exec(t, c, "INSERT INTO clicks VALUES (4, '/e', 5)")
-	if got := rowsText(t, c, "SELECT user_id, url, owner FROM owned ORDER BY user_id, owner"); got != "1|/a|ann\n1|/a|ann\n3|/e|ed\n3|/e|eve\n4|/e|ed\n4|/e|eve" {
-		t.Fatalf("owned:\n%s", got)
-	}
+	wantRows(t, c, "SELECT user_id, url, owner FROM owned ORDER BY user_id, owner", "1|/a|ann\n1|/a|ann\n3|/e|ed\n3|/e|eve\n4|/e|ed\n4|/e|eve")
 	// A semi-join of append tables only inserts as well.
 	exec(t, c, "CREATE MATERIALIZED VIEW owned_clicks AS SELECT user_id, url FROM clicks WHERE url IN (SELECT url FROM pages)")
-	if got := rowsText(t, c, "SELECT user_id, url FROM owned_clicks ORDER BY user_id, url"); got != "1|/a\n1|/a\n3|/e\n4|/e" {
-		t.Fatalf("owned_clicks:\n%s", got)
-	}
+	wantRows(t, c, "SELECT user_id, url FROM owned_clicks ORDER BY user_id, url", "1|/a\n1|/a\n3|/e\n4|/e")
 	exec(t, c, "INSERT INTO pages VALUES ('/c', 'cy')")
-	if got := rowsText(t, c, "SELECT user_id, url FROM owned_clicks ORDER BY user_id, url"); got != "1|/a\n1|/a\n2|/c\n3|/e\n4|/e" {
-		t.Fatalf("owned_clicks after a new page:\n%s", got)
-	}
+	wantRows(t, c, "SELECT user_id, url FROM owned_clicks ORDER BY user_id, url", "1|/a\n1|/a\n2|/c\n3|/e\n4|/e")
 	// A page already there changes no group: nothing to retract.
 	exec(t, c, "INSERT INTO pages VALUES ('/a', 'again')")
 	exec(t, c, "INSERT INTO clicks VALUES (5, '/a', 7)")
-	if got := rowsText(t, c, "SELECT user_id, url FROM owned_clicks ORDER BY user_id, url"); got != "1|/a\n1|/a\n2|/c\n3|/e\n4|/e\n5|/a" {
-		t.Fatalf("owned_clicks after a repeated page:\n%s", got)
-	}
-	for _, v := range []string{"slow", "slow_per_user", "owned", "owned_clicks"} {
-		if res := Verify(context.Background(), s.Engine, v, 0); !res.OK || res.Error != "" {
-			t.Fatalf("verify %s: %+v", v, res)
-		}
-	}
+	wantRows(t, c, "SELECT user_id, url FROM owned_clicks ORDER BY user_id, url", "1|/a\n1|/a\n2|/c\n3|/e\n4|/e\n5|/a")
+	wantVerified(t, s, "slow", "slow_per_user", "owned", "owned_clicks")
 	// A keyless view over a keyed table retracts: it is a multiset view,
 	// equal names as often as they occur, the hidden count never shown.
 	exec(t, c, "CREATE MATERIALIZED VIEW names AS SELECT name FROM users")
 	exec(t, c, "INSERT INTO users VALUES (1, 'ann'), (2, 'ann'), (3, 'bo')")
 	exec(t, c, "UPDATE users SET name = 'bo' WHERE id = 1")
 	exec(t, c, "DELETE FROM users WHERE id = 3")
-	if got := rowsText(t, c, "SELECT * FROM names ORDER BY name"); got != "ann\nbo" {
-		t.Fatalf("names:\n%s", got)
-	}
+	wantRows(t, c, "SELECT * FROM names ORDER BY name", "ann\nbo")
 	// psql's \d reads pg_attribute.
-	if got := rowsText(t, c, "SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class r ON a.attrelid = r.oid WHERE r.relname = 'names' AND a.attnum > 0"); got != "name" {
-		t.Fatalf("columns of names in pg_attribute:\n%s", got)
-	}
-	if res := Verify(context.Background(), s.Engine, "names", 0); !res.OK || res.Error != "" {
-		t.Fatalf("verify names: %+v", res)
-	}
+	wantRows(t, c, "SELECT a.attname FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class r ON a.attrelid = r.oid WHERE r.relname = 'names' AND a.attnum > 0", "name")
+	wantVerified(t, s, "names")
 }
 
 // TestVolatileFunctionsInViews: a view cannot call now() or random():
 // its rows would depend on when they were processed.
 func TestVolatileFunctionsInViews(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	defer s.Close()
-	c := connect(t, s)
-	defer c.Close(context.Background())
+	_, c := startConn(t)
 	exec(t, c, "CREATE TABLE ev (id INT PRIMARY KEY, ts TIMESTAMPTZ)")
 	for _, q := range []string{
 		"CREATE MATERIALIZED VIEW v1 AS SELECT id, now() AS seen FROM ev",
 		"CREATE MATERIALIZED VIEW v2 AS SELECT id FROM ev WHERE random() < 0.5",
 		"CREATE MATERIALIZED VIEW v3 AS SELECT count(*) AS n FROM ev WHERE ts > current_timestamp - INTERVAL '1 hour'",
 	} {
-		if _, err := c.Exec(context.Background(), q); err == nil || !strings.Contains(err.Error(), "0A000") || !strings.Contains(err.Error(), "when a row is processed") {
-			t.Fatalf("%s: %v", q, err)
-		}
+		wantErr(t, c, q, "0A000", "when a row is processed")
 	}
-	if got := rowsText(t, c, "SHOW MATERIALIZED VIEWS"); got != "" {
-		t.Fatalf("views after refusals: %q", got)
-	}
+	wantRows(t, c, "SHOW MATERIALIZED VIEWS", "")
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,10 +88,7 @@ func TestPostgresCDCExample(t *testing.T) {
 	conn.Close(ctx)
 	for i := range 2 {
 		time.Sleep(4 * time.Second)
-		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = c.cmd.Wait()
+		c.kill9(t)
 		t.Logf("kill -9 number %d", i+1)
 		c = startChild(t, dir, wire, httpAddr)
 	}

@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -33,17 +31,7 @@ func TestTopologyFLIP276Kill9(t *testing.T) {
 	}
 	dir := t.TempDir()
 	wire, httpAddr := freePort(t), freePort(t)
-	start := func() *child {
-		c := &child{wire: wire, http: httpAddr}
-		c.cmd = exec.Command(os.Args[0], "start", "--data", dir, "--listen", wire, "--http", httpAddr,
-			"--epoch-interval", "50ms", "--checkpoint-interval", "100ms")
-		c.cmd.Env = append(os.Environ(), "STRATA_TEST_MAIN=1")
-		c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
-		if err := c.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	start := func() *child { return launchChild(t, dir, wire, httpAddr) }
 	var mu sync.Mutex
 	cur := start()
 	defer func() {
@@ -55,15 +43,11 @@ func TestTopologyFLIP276Kill9(t *testing.T) {
 	ctx := context.Background()
 	conn := cur.connect(t)
 	const keys = 13
-	for _, q := range []string{
+	execAll(ctx, t, conn,
 		"CREATE TABLE t1 (k INT PRIMARY KEY, ver BIGINT NOT NULL)",
 		"CREATE MATERIALIZED VIEW t2 AS SELECT k, ver * 2 AS ver2 FROM t1",
 		"CREATE MATERIALIZED VIEW t3 AS SELECT t1.k, t1.ver, t2.ver2 FROM t1 JOIN t2 ON t1.k = t2.k",
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	conn.Close(ctx)
 	// connect retries until the server answers again after a kill.
 	connect := func() *pgx.Conn {

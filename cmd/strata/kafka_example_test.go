@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -62,10 +61,7 @@ func TestKafkaDebeziumExample(t *testing.T) {
 	}()
 	for i := range 2 {
 		time.Sleep(3 * time.Second)
-		if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		_ = c.cmd.Wait()
+		c.kill9(t)
 		t.Logf("kill -9 number %d", i+1)
 		c = startChild(t, dir, wire, httpAddr)
 	}

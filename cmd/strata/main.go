@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/stratadb/strata/server"
+	"github.com/stratadb/strata/internal/base"
 )
 
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "strata:", server.UserMessage(err.Error()))
+		fmt.Fprintln(os.Stderr, "strata:", base.UserMessage(err.Error()))
 		if errors.Is(err, errVerifyFailed) {
 			os.Exit(2)
 		}

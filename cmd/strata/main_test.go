@@ -2,16 +2,27 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
 
 func run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	return runIn(t, nil, args...)
+}
+
+// runIn runs the command line args with in (when not nil) as standard
+// input and returns what it wrote to standard output and error.
+func runIn(t *testing.T, in io.Reader, args ...string) (string, error) {
+	t.Helper()
 	cmd := newRootCommand()
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
+	if in != nil {
+		cmd.SetIn(in)
+	}
 	cmd.SetArgs(args)
 	err := cmd.Execute()
 	return out.String(), err

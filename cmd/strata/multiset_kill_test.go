@@ -26,17 +26,13 @@ func TestMultisetViewSurvivesKill9(t *testing.T) {
 	c := startChild(t, dir, wire, httpAddr)
 	conn := c.connect(t)
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(ctx, t, conn,
 		"CREATE TABLE bid (auction BIGINT, price BIGINT, extra TEXT)",
 		"CREATE TABLE auction (id BIGINT PRIMARY KEY, category INT, item TEXT)",
 		"INSERT INTO auction VALUES (0, 1, 'a'), (1, 1, 'b'), (2, 0, 'c'), (3, 1, 'a'), (4, 1, 'b')",
 		"CREATE MATERIALIZED VIEW bids AS SELECT b.auction, b.price, a.item FROM bid AS b JOIN auction AS a ON b.auction = a.id WHERE a.category = 1",
 		"CREATE MATERIALIZED VIEW per_item AS SELECT item, count(*) AS n, sum(price) AS total FROM bids GROUP BY item",
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	write := func(i int64) string {
 		id := (i / 6) % 5
 		switch i % 6 {

@@ -25,15 +25,7 @@ import (
 // TestSQLCommand runs `strata sql -c` and `strata sql` with a script on
 // standard input against a server, and checks the aligned output.
 func TestSQLCommand(t *testing.T) {
-	s, err := server.Start(context.Background(), server.Options{
-		Engine: engine.Options{Dir: t.TempDir(), EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond},
-		Listen: "127.0.0.1:0", HTTP: "-",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	addr := s.Addr().String()
+	addr := startSQLServer(t, server.Options{})
 	out, err := run(t, "sql", "--addr", addr, "-c", "CREATE TABLE t (k INT PRIMARY KEY, name TEXT); INSERT INTO t VALUES (1, 'ann'), (22, NULL)")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -41,33 +33,38 @@ func TestSQLCommand(t *testing.T) {
 	if out != "CREATE TABLE\nINSERT 0 2\n" {
 		t.Fatalf("output %q", out)
 	}
-	cmd := newRootCommand()
-	var buf strings.Builder
-	cmd.SetOut(&buf)
-	cmd.SetErr(&buf)
-	cmd.SetIn(strings.NewReader("SELECT k, name FROM t ORDER BY k;\n"))
-	cmd.SetArgs([]string{"sql", "--addr", addr})
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
+	out, err = runIn(t, strings.NewReader("SELECT k, name FROM t ORDER BY k;\n"), "sql", "--addr", addr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
 	}
 	want := " k  | name\n----+------\n  1 | ann\n 22 |\n(2 rows)\n"
-	if buf.String() != want {
-		t.Fatalf("output\n%q\nwant\n%q", buf.String(), want)
+	if out != want {
+		t.Fatalf("output\n%q\nwant\n%q", out, want)
 	}
 	if _, err := run(t, "sql", "--addr", addr, "-c", "SELECT nope FROM t"); err == nil || !strings.Contains(err.Error(), "42703") {
 		t.Fatalf("an error: %v", err)
 	}
 	// A script goes on after an error, and \dt works.
-	cmd = newRootCommand()
-	buf.Reset()
-	cmd.SetOut(&buf)
-	cmd.SetErr(&buf)
-	cmd.SetIn(strings.NewReader("SELECT nope FROM t;\n\\dt\nSELECT count(*) FROM t;\n"))
-	cmd.SetArgs([]string{"sql", "--addr", addr})
-	err = cmd.Execute()
-	if err == nil || !strings.Contains(buf.String(), "ERROR:") || !strings.Contains(buf.String(), " t\n") || !strings.Contains(buf.String(), "     2\n") {
-		t.Fatalf("script with an error and \\dt: %v\n%s", err, buf.String())
+	out, err = runIn(t, strings.NewReader("SELECT nope FROM t;\n\\dt\nSELECT count(*) FROM t;\n"), "sql", "--addr", addr)
+	if err == nil || !strings.Contains(out, "ERROR:") || !strings.Contains(out, " t\n") || !strings.Contains(out, "     2\n") {
+		t.Fatalf("script with an error and \\dt: %v\n%s", err, out)
 	}
+}
+
+// startSQLServer starts a server with o's TLS and authentication over a
+// fresh data directory, with 20 ms epochs and checkpoints, on a free local
+// port without HTTP, and returns its address; it closes when the test
+// ends.
+func startSQLServer(t *testing.T, o server.Options) string {
+	t.Helper()
+	o.Engine = engine.Options{Dir: t.TempDir(), EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond}
+	o.Listen, o.HTTP = "127.0.0.1:0", "-"
+	s, err := server.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.Addr().String()
 }
 
 // selfSignedCA writes a fresh self-signed certificate for 127.0.0.1 to
@@ -108,15 +105,7 @@ func TestSQLCommandPasswordAndTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.Start(context.Background(), server.Options{
-		Engine: engine.Options{Dir: filepath.Join(dir, "data"), EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond},
-		Listen: "127.0.0.1:0", HTTP: "-", TLS: tlsConf, RequireTLS: true, Auth: auth,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	addr := s.Addr().String()
+	addr := startSQLServer(t, server.Options{TLS: tlsConf, RequireTLS: true, Auth: auth})
 	t.Setenv("PGPASSWORD", "")
 	t.Setenv("PGSSLMODE", "")
 	t.Setenv("PGSSLROOTCERT", "")
@@ -154,30 +143,17 @@ func TestSQLCommandPasswordAndTLS(t *testing.T) {
 
 // TestSQLCommandQuits: \q, quit and exit end a script or -c, as in psql.
 func TestSQLCommandQuits(t *testing.T) {
-	s, err := server.Start(context.Background(), server.Options{
-		Engine: engine.Options{Dir: t.TempDir(), EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond},
-		Listen: "127.0.0.1:0", HTTP: "-",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	addr := s.Addr().String()
+	addr := startSQLServer(t, server.Options{})
 	if out, err := run(t, "sql", "--addr", addr, "-c", `\q`); err != nil || out != "" {
 		t.Fatalf(`-c \q: %v %q`, err, out)
 	}
 	for _, quit := range []string{`\q`, "quit", "exit"} {
-		cmd := newRootCommand()
-		var buf strings.Builder
-		cmd.SetOut(&buf)
-		cmd.SetErr(&buf)
-		cmd.SetIn(strings.NewReader("SELECT 1 AS one;\n" + quit + "\nSELECT nope;\n"))
-		cmd.SetArgs([]string{"sql", "--addr", addr})
-		if err := cmd.Execute(); err != nil {
-			t.Fatalf("%s: %v\n%s", quit, err, buf.String())
+		out, err := runIn(t, strings.NewReader("SELECT 1 AS one;\n"+quit+"\nSELECT nope;\n"), "sql", "--addr", addr)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", quit, err, out)
 		}
-		if want := " one\n-----\n   1\n(1 row)\n"; buf.String() != want {
-			t.Fatalf("%s: output %q, want %q", quit, buf.String(), want)
+		if want := " one\n-----\n   1\n(1 row)\n"; out != want {
+			t.Fatalf("%s: output %q, want %q", quit, out, want)
 		}
 	}
 }

@@ -43,7 +43,22 @@ type child struct {
 	out        bytes.Buffer
 }
 
+// startChild starts `strata start` over dir as a child process
+// (launchChild) that is killed, if still running, when the test ends.
 func startChild(t *testing.T, dir, wire, httpAddr string) *child {
+	t.Helper()
+	c := launchChild(t, dir, wire, httpAddr)
+	t.Cleanup(func() {
+		_ = c.cmd.Process.Kill()
+		_ = c.cmd.Wait()
+	})
+	return c
+}
+
+// launchChild starts `strata start` over dir as a child process listening
+// on wire and httpAddr, with 50 ms epochs and 100 ms checkpoints; its
+// output collects in c.out. The caller ends it.
+func launchChild(t *testing.T, dir, wire, httpAddr string) *child {
 	t.Helper()
 	c := &child{wire: wire, http: httpAddr}
 	c.cmd = exec.Command(os.Args[0], "start", "--data", dir, "--listen", wire, "--http", httpAddr,
@@ -53,11 +68,26 @@ func startChild(t *testing.T, dir, wire, httpAddr string) *child {
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = c.cmd.Process.Kill()
-		_ = c.cmd.Wait()
-	})
 	return c
+}
+
+// kill9 kills the child with SIGKILL and waits for it to exit.
+func (c *child) kill9(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.cmd.Wait()
+}
+
+// execAll runs each of qs on conn, failing the test at the first error.
+func execAll(ctx context.Context, t *testing.T, conn *pgx.Conn, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
 }
 
 // writeUntilKilled runs stmt(1), stmt(2), ... on conn, one after another,
@@ -80,10 +110,7 @@ func writeUntilKilled(ctx context.Context, t *testing.T, c *child, conn *pgx.Con
 	for acked.Load() < after {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.cmd.Wait()
+	c.kill9(t)
 	<-done
 	return acked.Load()
 }
@@ -119,15 +146,11 @@ func TestStartSurvivesKill9(t *testing.T) {
 	c := startChild(t, dir, wire, httpAddr)
 	conn := c.connect(t)
 	ctx := context.Background()
-	for _, q := range []string{
+	execAll(ctx, t, conn,
 		"CREATE TABLE orders (id BIGINT PRIMARY KEY, customer INT NOT NULL, amount BIGINT)",
 		"CREATE MATERIALIZED VIEW per_customer AS SELECT customer, sum(amount) AS total, count(*) AS n FROM orders GROUP BY customer",
 		"CREATE MATERIALIZED VIEW overall AS SELECT count(*) AS customers, sum(total) AS total FROM per_customer",
-	} {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	// A reader checks, at consistent versions, an invariant across the
 	// three levels while the writes run and across the kill.
 	const invariant = `SELECT o.s = p.s AND p.s = v.s, o.s FROM (SELECT coalesce(sum(amount), 0) AS s FROM orders) o,

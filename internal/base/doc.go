@@ -24,5 +24,11 @@
 // caller can ask either question. Every producer adds context with %w: the
 // table, file, snapshot or column that was wrong.
 //
+// A marker's own text ("strata: invalid argument") only classifies; a
+// message that leaves the process (a wire error, an HTTP answer, the CLI's
+// last line, the error column of strata_catalog.jobs) goes through
+// UserMessage (usermessage.go), which cuts it out or says it in plain
+// words, while the error value keeps the marker for errors.Is.
+//
 // Invariant (base-leaf): this package imports nothing from Strata.
 package base

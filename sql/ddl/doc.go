@@ -9,7 +9,8 @@
 //  1. The whole input is cut into tokens by Postgres's own scanner
 //     (pg_query.Scan), so quotes, dollar quotes, E'...' strings, comments and
 //     quoted identifiers are read exactly as Postgres reads them; comments
-//     are dropped. Input that is not UTF-8 or holds a NUL byte is refused
+//     are dropped (a string token's value is decoded by sql/pglex, whose
+//     rules sql/olap's rewriting lexer shares). Input that is not UTF-8 or holds a NUL byte is refused
 //     (22021) before that, because the C scanner would stop at the NUL.
 //  2. The tokens are split at semicolons into statements.
 //  3. The pre-parser looks at each statement's leading words. A Strata

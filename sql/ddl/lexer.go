@@ -2,13 +2,13 @@ package ddl
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
 	pgparser "github.com/pganalyze/pg_query_go/v6/parser"
 
+	"github.com/stratadb/strata/sql/pglex"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
@@ -45,7 +45,7 @@ const (
 // identifiers to Postgres, match like its keywords.
 func (t token) word() string {
 	if t.kw != pg_query.KeywordKind_NO_KEYWORD || (t.kind == pg_query.Token_IDENT && !strings.HasPrefix(t.text, `"`)) {
-		return lowerASCII(t.text)
+		return pglex.FoldIdent(t.text)
 	}
 	return ""
 }
@@ -81,9 +81,9 @@ const maxIdentifierLength = 63
 func identValue(t token) string {
 	s := t.text
 	if strings.HasPrefix(s, `"`) && len(s) >= 2 {
-		s = strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+		s = pglex.UnquoteIdent(s)
 	} else {
-		s = lowerASCII(s)
+		s = pglex.FoldIdent(s)
 	}
 	if len(s) > maxIdentifierLength {
 		n := maxIdentifierLength
@@ -91,21 +91,6 @@ func identValue(t token) string {
 			n--
 		}
 		s = s[:n]
-	}
-	return s
-}
-
-func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
 	}
 	return s
 }
@@ -177,22 +162,18 @@ func position(input string, off int) int {
 // stringValue decodes a string-constant token (SCONST): standard '...'
 // with doubled quotes, E'...' with backslash escapes, $tag$...$tag$, and
 // literals continued across newlines ('a'\n'b' is "ab"), all as Postgres
-// reads them with standard_conforming_strings on.
+// reads them with standard_conforming_strings on (pglex's rules).
 func stringValue(t token) (string, error) {
 	text := t.text
 	if t.kind != pg_query.Token_SCONST || text == "" {
 		return "", errors.New("not a string constant")
 	}
 	if text[0] == '$' {
-		i := strings.IndexByte(text[1:], '$')
-		if i < 0 {
+		tag, end, ok := pglex.DollarQuoted(text)
+		if tag == "" || !ok || end != len(text) {
 			return "", errors.New("malformed dollar-quoted string")
 		}
-		tag := text[:i+2]
-		if len(text) < 2*len(tag) || !strings.HasSuffix(text, tag) {
-			return "", errors.New("malformed dollar-quoted string")
-		}
-		return text[len(tag) : len(text)-len(tag)], nil
+		return text[len(tag) : end-len(tag)], nil
 	}
 	escapes := false
 	if text[0] == 'E' || text[0] == 'e' {
@@ -205,31 +186,9 @@ func stringValue(t token) (string, error) {
 		if text[i] != '\'' {
 			return "", errors.New("malformed string constant")
 		}
-		i++
-		for {
-			if i >= len(text) {
-				return "", errors.New("unterminated string constant")
-			}
-			c := text[i]
-			if c == '\'' {
-				if i+1 < len(text) && text[i+1] == '\'' {
-					b.WriteByte('\'')
-					i += 2
-					continue
-				}
-				i++
-				break
-			}
-			if c == '\\' && escapes {
-				n, err := unescape(&b, text[i:])
-				if err != nil {
-					return "", err
-				}
-				i += n
-				continue
-			}
-			b.WriteByte(c)
-			i++
+		var err error
+		if i, err = pglex.ScanQuoted(text, i+1, '\'', escapes, &b); err != nil {
+			return "", err
 		}
 		// A continuation: whitespace holding a newline, then the next
 		// quoted part (the scanner made both one token).
@@ -246,72 +205,4 @@ func stringValue(t token) (string, error) {
 		return "", errors.New("string constant is not valid UTF-8")
 	}
 	return b.String(), nil
-}
-
-// unescape decodes one backslash escape at the start of s into b and
-// returns how many bytes of s it used (Postgres's E'...' escapes: \b \f \n \r
-// \t, octal \ooo, hex \xhh, \uXXXX, \UXXXXXXXX; any other character stands
-// for itself).
-func unescape(b *strings.Builder, s string) (int, error) {
-	if len(s) < 2 {
-		return 0, errors.New("unterminated escape")
-	}
-	switch c := s[1]; c {
-	case 'b':
-		b.WriteByte('\b')
-	case 'f':
-		b.WriteByte('\f')
-	case 'n':
-		b.WriteByte('\n')
-	case 'r':
-		b.WriteByte('\r')
-	case 't':
-		b.WriteByte('\t')
-	case '0', '1', '2', '3', '4', '5', '6', '7':
-		n := 1
-		for n < 3 && 1+n < len(s) && s[1+n] >= '0' && s[1+n] <= '7' {
-			n++
-		}
-		v, _ := strconv.ParseUint(s[1:1+n], 8, 16)
-		b.WriteByte(byte(v))
-		return 1 + n, nil
-	case 'x':
-		n := 0
-		for n < 2 && 2+n < len(s) && isHex(s[2+n]) {
-			n++
-		}
-		if n == 0 {
-			b.WriteByte('x')
-			return 2, nil
-		}
-		v, _ := strconv.ParseUint(s[2:2+n], 16, 8)
-		b.WriteByte(byte(v))
-		return 2 + n, nil
-	case 'u', 'U':
-		n := 4
-		if c == 'U' {
-			n = 8
-		}
-		if len(s) < 2+n {
-			return 0, errors.New("invalid Unicode escape")
-		}
-		for i := 0; i < n; i++ {
-			if !isHex(s[2+i]) {
-				return 0, errors.New("invalid Unicode escape")
-			}
-		}
-		v, _ := strconv.ParseUint(s[2:2+n], 16, 32)
-		if v == 0 || !utf8.ValidRune(rune(v)) {
-			return 0, errors.New("invalid Unicode escape value")
-		}
-		b.WriteRune(rune(v))
-		return 2 + n, nil
-	default:
-		b.WriteByte(c)
-	}
-	return 2, nil
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }

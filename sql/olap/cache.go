@@ -102,20 +102,12 @@ func (c *cache) acquire(ctx context.Context, key cacheKey, load loadFunc, advanc
 		e.refs++
 		e.lastUse = c.mu.tick
 		c.mu.Unlock()
-		select {
-		case <-e.done:
-		case <-ctx.Done():
-			c.release(e)
-			return nil, ctx.Err()
+		retry, err := awaitShared(ctx, e.done, func() error { return e.err }, func() { c.release(e) })
+		if retry {
+			return c.acquire(ctx, key, load, advance)
 		}
-		if e.err != nil {
-			c.release(e)
-			if isContextErr(e.err) && ctx.Err() == nil {
-				// The query that loaded it was cancelled, this one was
-				// not: load again.
-				return c.acquire(ctx, key, load, advance)
-			}
-			return nil, e.err
+		if err != nil {
+			return nil, err
 		}
 		return e, nil
 	}
@@ -182,6 +174,30 @@ func (c *cache) acquire(ctx context.Context, key cacheKey, load loadFunc, advanc
 }
 
 // release ends one query's use of e.
+// awaitShared waits for an entry that another caller is filling (done
+// closes when the fill ended; fillErr then gives its error) on behalf of a
+// caller that took a reference to it, and says what that caller does
+// next: use the entry (false, nil), fill it again because the filler was
+// cancelled and this caller was not (true, nil), or fail (false, err).
+// When the entry is not to be used, release drops the reference first.
+// Both the table cache and the catalog cache share fills this way.
+func awaitShared(ctx context.Context, done <-chan struct{}, fillErr func() error, release func()) (retry bool, err error) {
+	select {
+	case <-done:
+	case <-ctx.Done():
+		release()
+		return false, ctx.Err()
+	}
+	if err := fillErr(); err != nil {
+		release()
+		if isContextErr(err) && ctx.Err() == nil {
+			return true, nil
+		}
+		return false, err
+	}
+	return false, nil
+}
+
 func (c *cache) release(e *entry) {
 	c.mu.Lock()
 	e.refs--

@@ -52,18 +52,12 @@ func (c *catalogCache) acquire(ctx context.Context, objects []TableInfo, build f
 		e.refs++
 		e.lastUse = c.mu.tick
 		c.mu.Unlock()
-		select {
-		case <-e.done:
-		case <-ctx.Done():
-			c.release(e)
-			return nil, ctx.Err()
+		retry, err := awaitShared(ctx, e.done, func() error { return e.err }, func() { c.release(e) })
+		if retry {
+			return c.acquire(ctx, objects, build) // its builder was cancelled, this caller was not
 		}
-		if e.err != nil {
-			c.release(e)
-			if isContextErr(e.err) && ctx.Err() == nil {
-				return c.acquire(ctx, objects, build) // its builder was cancelled, this caller was not
-			}
-			return nil, e.err
+		if err != nil {
+			return nil, err
 		}
 		return e, nil
 	}

@@ -1,6 +1,10 @@
 package olap
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/stratadb/strata/sql/pglex"
+)
 
 // pgColumnName renames a DuckDB result column the way PostgreSQL names an
 // unaliased select item ([column-names] in doc.go): DuckDB names an
@@ -36,9 +40,9 @@ func plainName(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isIdentChar(s[i]) && s[i] != '.' {
+		if !pglex.IsIdentChar(s[i]) && s[i] != '.' {
 			return false
 		}
 	}
-	return isIdentStart(s[0])
+	return pglex.IsIdentStart(s[0])
 }

@@ -259,7 +259,8 @@
 // numbered from 16384 in name order, so ids are stable for a given list.
 //
 // [catalog-rewrite] The query text is rewritten token by token (a small
-// PostgreSQL lexer that respects literals, quoted names and comments):
+// PostgreSQL lexer that respects literals, quoted names and comments; where
+// a literal ends is sql/pglex's rule, shared with sql/ddl):
 // pg_catalog.X becomes strata_pgc_<n>.X for emulated objects and X
 // otherwise (DuckDB's own functions), information_schema.X becomes
 // strata_pgc_<n>.information_schema_X, unqualified emulated names are

@@ -311,7 +311,7 @@ func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string,
 // Postgres compares the value at its own precision, and so does the
 // cast. Values wider than DECIMAL(38) keep the plain parameter.
 func castNumericParams(sqlText string, params []types.Datum) string {
-	scale := map[string]int{}
+	cast := map[string]string{}
 	for i, p := range params {
 		if p.IsNull() || p.Kind() != types.KindNumeric {
 			continue
@@ -324,22 +324,7 @@ func castNumericParams(sqlText string, params []types.Datum) string {
 		if int(d.NumDigits()) > 38 || sc > 38 {
 			continue
 		}
-		scale[strconv.Itoa(i+1)] = sc
+		cast[strconv.Itoa(i+1)] = fmt.Sprintf("DECIMAL(38, %d)", sc)
 	}
-	if len(scale) == 0 {
-		return sqlText
-	}
-	toks := lex(sqlText)
-	var b strings.Builder
-	for i := 0; i < len(toks); i++ {
-		if toks[i].text == "$" && i+1 < len(toks) && toks[i+1].kind == tokNumber {
-			if sc, ok := scale[toks[i+1].text]; ok {
-				fmt.Fprintf(&b, "CAST($%s AS DECIMAL(38, %d))", toks[i+1].text, sc)
-				i++
-				continue
-			}
-		}
-		b.WriteString(toks[i].text)
-	}
-	return b.String()
+	return castParamsAs(sqlText, cast)
 }

@@ -295,18 +295,29 @@ func streamable(sc *schema.Schema) bool {
 	return true
 }
 
+// appendFiles returns the DuckDB columns of an append table of schema sc
+// and the data files of its snapshot sn: what loadFiles and viewFiles
+// start from.
+func appendFiles(tableName string, st *store.Store, sn *snapshot.Snapshot, sc *schema.Schema) ([]duckColumn, []manifest.Entry, error) {
+	cols, err := duckColumns(tableName, sc, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	live, err := st.LiveFiles(sn)
+	if err != nil {
+		return nil, nil, storeError(fmt.Errorf("table %s: %w", tableName, err))
+	}
+	return cols, live, nil
+}
+
 // loadFiles loads an append table's snapshot sn into DuckDB table
 // strata_data.name one data file at a time, up to GOMAXPROCS files at
 // once, each through its own appender, so that memory holds a few
 // decoded files rather than the whole table.
 func (e *Engine) loadFiles(ctx context.Context, tableName, name string, st *store.Store, sn *snapshot.Snapshot, sc *schema.Schema) (int64, []duckColumn, error) {
-	cols, err := duckColumns(tableName, sc, nil)
+	cols, live, err := appendFiles(tableName, st, sn, sc)
 	if err != nil {
 		return 0, nil, err
-	}
-	live, err := st.LiveFiles(sn)
-	if err != nil {
-		return 0, nil, storeError(fmt.Errorf("table %s: %w", tableName, err))
 	}
 	if _, err := e.db.ExecContext(ctx, createSQL(dataSchema+"."+quoteIdent(name), cols)); err != nil {
 		return 0, nil, mapError(fmt.Errorf("table %s: %w", tableName, err))
@@ -388,13 +399,9 @@ func parquetReadable(sc *schema.Schema) bool {
 // with an older schema (before a column was added) makes it load the
 // table instead. It returns the rows it holds in memory: none for a view.
 func (e *Engine) viewFiles(ctx context.Context, tableName, name string, local *fileio.Local, st *store.Store, sn *snapshot.Snapshot, sc *schema.Schema) (int64, []duckColumn, error) {
-	cols, err := duckColumns(tableName, sc, nil)
+	cols, live, err := appendFiles(tableName, st, sn, sc)
 	if err != nil {
 		return 0, nil, err
-	}
-	live, err := st.LiveFiles(sn)
-	if err != nil {
-		return 0, nil, storeError(fmt.Errorf("table %s: %w", tableName, err))
 	}
 	paths := make([]string, len(live))
 	for i, en := range live {

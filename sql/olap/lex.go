@@ -1,6 +1,10 @@
 package olap
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/stratadb/strata/sql/pglex"
+)
 
 // tokKind classifies a token of SQL text.
 type tokKind uint8
@@ -25,7 +29,8 @@ type token struct {
 // lexical grammar to tell identifiers from literals and comments: quoted
 // identifiers with "" escapes, strings with ” escapes, E” strings with
 // backslash escapes, dollar-quoted strings, -- and nested /* */ comments.
-// It never fails: unterminated constructs run to the end of the text.
+// Literals end where pglex's scanners say, as sql/ddl reads them. It never
+// fails: unterminated constructs run to the end of the text.
 func lex(s string) []token {
 	var out []token
 	i := 0
@@ -62,36 +67,20 @@ func lex(s string) []token {
 			}
 			kind = tokSpace
 		case c == '\'':
-			i = skipString(s, i+1, false)
+			i, _ = pglex.ScanQuoted(s, i+1, '\'', false, nil)
 			kind = tokString
 		case (c == 'E' || c == 'e') && i+1 < len(s) && s[i+1] == '\'':
-			i = skipString(s, i+2, true)
+			i, _ = pglex.ScanQuoted(s, i+2, '\'', true, nil)
 			kind = tokString
 		case c == '"':
-			i++
-			for i < len(s) {
-				if s[i] == '"' {
-					if i+1 < len(s) && s[i+1] == '"' {
-						i += 2
-						continue
-					}
-					i++
-					break
-				}
-				i++
-			}
+			i, _ = pglex.ScanQuoted(s, i+1, '"', false, nil)
 			kind = tokQuoted
-		case c == '$' && dollarTag(s[i:]) != "":
-			tag := dollarTag(s[i:])
-			i += len(tag)
-			if j := strings.Index(s[i:], tag); j >= 0 {
-				i += j + len(tag)
-			} else {
-				i = len(s)
-			}
+		case c == '$' && pglex.DollarTag(s[i:]) != "":
+			_, n, _ := pglex.DollarQuoted(s[i:])
+			i += n
 			kind = tokString
-		case isIdentStart(c):
-			for i < len(s) && isIdentChar(s[i]) {
+		case pglex.IsIdentStart(c):
+			for i < len(s) && pglex.IsIdentChar(s[i]) {
 				i++
 			}
 			kind = tokIdent
@@ -116,77 +105,16 @@ func lex(s string) []token {
 	return out
 }
 
-// skipString returns the index just past the string literal whose body
-// starts at i.
-func skipString(s string, i int, backslash bool) int {
-	for i < len(s) {
-		switch {
-		case backslash && s[i] == '\\':
-			i += 2
-			continue
-		case s[i] == '\'':
-			if i+1 < len(s) && s[i+1] == '\'' {
-				i += 2
-				continue
-			}
-			return i + 1
-		}
-		i++
-	}
-	return len(s)
-}
-
-// dollarTag returns the opening $tag$ at the start of s, or "".
-func dollarTag(s string) string {
-	for i := 1; i < len(s); i++ {
-		if s[i] == '$' {
-			return s[:i+1]
-		}
-		if !isIdentChar(s[i]) || s[i] == '$' {
-			return ""
-		}
-	}
-	return ""
-}
-
-func isIdentStart(c byte) bool {
-	return c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= 0x80
-}
-
-func isIdentChar(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' || c == '$' }
-
 // identName returns the name a token denotes: bare identifiers fold to
 // lower case as in PostgreSQL, quoted ones are exact.
 func (t token) identName() (string, bool) {
 	switch t.kind {
 	case tokIdent:
-		return foldIdent(t.text), true
+		return pglex.FoldIdent(t.text), true
 	case tokQuoted:
-		body := strings.TrimPrefix(t.text, `"`)
-		if len(t.text) >= 2 && strings.HasSuffix(body, `"`) {
-			body = body[:len(body)-1]
-		}
-		return strings.ReplaceAll(body, `""`, `"`), true
+		return pglex.UnquoteIdent(t.text), true
 	}
 	return "", false
-}
-
-// foldIdent folds an unquoted identifier as PostgreSQL does in a UTF-8
-// database (downcase_identifier): ASCII A-Z become a-z, every other
-// character, é or Ä or Д, is kept as written.
-func foldIdent(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
 
 // join concatenates the tokens' text.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/sql/pglex"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
@@ -18,7 +19,7 @@ type binding struct {
 }
 
 // splitName splits a relation name "t1" or "dev.t1" into database and
-// table, folded as PostgreSQL folds bare identifiers (foldIdent) unless
+// table, folded as PostgreSQL folds bare identifiers (pglex.FoldIdent) unless
 // written with quotes. It reads SQL syntax (a regclass literal); input
 // names are exact and go through inputName.
 func splitName(name string) (db, tbl string, err error) {
@@ -67,7 +68,7 @@ func inputName(name string) (db, tbl string, err error) {
 
 // duckFold is how DuckDB compares names of views: ASCII letters without
 // regard to case, "even when quoted"; other characters exactly.
-func duckFold(name string) string { return foldIdent(name) }
+func duckFold(name string) string { return pglex.FoldIdent(name) }
 
 // bindNames works out the temporary views for inputs and rewrites the
 // qualified references db.table of sqlText into the quoted view name

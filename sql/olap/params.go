@@ -50,6 +50,15 @@ func CastParams(sqlText string, ts []types.Type) string {
 			cast[strconv.Itoa(i+1)] = name
 		}
 	}
+	return castParamsAs(sqlText, cast)
+}
+
+// castParamsAs writes each parameter $n of sqlText (outside strings and
+// comments) whose number n has a type in cast ("1" -> "BIGINT") as
+// CAST($n AS type) and returns the new text; the others stay as they are.
+// It is the one rewrite behind CastParams (types Postgres's rules chose)
+// and castNumericParams (the scale of a bound NUMERIC value).
+func castParamsAs(sqlText string, cast map[string]string) string {
 	if len(cast) == 0 {
 		return sqlText
 	}

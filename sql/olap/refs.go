@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stratadb/strata/sql/pglex"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
@@ -157,5 +158,5 @@ func (r tableRef) spelled(sqlText string) string {
 			return strings.Join(parts, ".")
 		}
 	}
-	return foldIdent(strings.Join(want, "."))
+	return pglex.FoldIdent(strings.Join(want, "."))
 }
