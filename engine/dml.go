@@ -60,11 +60,18 @@ type dmlLog struct {
 	// dropped is set when the log is closed, because its table is dropped
 	// or the engine closes: a statement waiting for its epoch then ends.
 	dropped bool
-	// last is the latest epoch close the job reported; changed is closed
-	// and replaced when it moves.
+	// last is the latest epoch close the job reported, recent the last
+	// closeHistory of them (oldest first), so that a statement finds the
+	// first close at or after its record, its record's epoch, even when
+	// several closes came before it looked; changed is closed and
+	// replaced when last moves.
 	last    ingest.Pair
+	recent  []ingest.Pair
 	changed chan struct{}
 }
+
+// closeHistory is how many epoch closes a DML log remembers.
+const closeHistory = 256
 
 // dmlLog opens (once) the DML log of table n.
 func (e *Engine) dmlLog(n catalog.ObjectName) (*dmlLog, error) {
@@ -170,6 +177,10 @@ func (l *dmlLog) closed(p ingest.Pair) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.last = p
+	if len(l.recent) == closeHistory {
+		l.recent = append(l.recent[:0], l.recent[1:]...)
+	}
+	l.recent = append(l.recent, p)
 	if l.dropped {
 		return
 	}
@@ -200,7 +211,7 @@ func (l *dmlLog) append(c *types.Chunk) (uint64, error) {
 }
 
 // epochOf waits until the job closed an epoch at or after position end and
-// returns that epoch. A table dropped meanwhile ends the wait with 42P01
+// returns the first such epoch, the one the record ending at end is in. A table dropped meanwhile ends the wait with 42P01
 // (droppedError); so does one whose log is gone from the engine (a log
 // opened by a statement that raced the DROP), checked every
 // dropCheckInterval.
@@ -208,6 +219,15 @@ func (e *Engine) epochOf(ctx context.Context, l *dmlLog, end uint64) (base.Epoch
 	for {
 		l.mu.Lock()
 		p, ch, dropped := l.last, l.changed, l.dropped
+		for _, r := range l.recent {
+			if r.Position >= end && r.Epoch > 0 {
+				// The first close at or after the record: its epoch
+				// (without a history old enough, the oldest one
+				// remembered, an epoch at or after it).
+				p = r
+				break
+			}
+		}
 		l.mu.Unlock()
 		if p.Position >= end && p.Epoch > 0 {
 			return p.Epoch, nil

@@ -467,12 +467,11 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 		Policy:             barrier.PolicyAlignedTimeout,
 		AlignmentTimeout:   2 * e.opts.CheckpointInterval,
 		CheckpointInterval: e.opts.CheckpointInterval,
-		// Epoch-triggered checkpoints (task.Options.CheckpointOnEpoch)
-		// stay off: with them, TestMultisetViewSinks (20 ms epochs and
-		// checkpoints) left its file sink short of the last epoch for a
-		// minute in 3 of 8 runs on a loaded machine, against 0 of 6
-		// without; why is not known yet.
-		CheckpointOnEpoch: false,
+		// A checkpoint starts right behind an epoch barrier once most of
+		// the interval has passed (task.Options.CheckpointOnEpoch), so an
+		// epoch waits for the checkpoint that commits it about as long as
+		// the barrier takes to cross the job, not half an interval more.
+		CheckpointOnEpoch: true,
 		TolerableFailures: 3,
 		Storage:           checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", def.Name), 2),
 		Restart:           task.RestartStrategy{MaxAttempts: 1 << 30, Delay: time.Second, MaxDelay: 30 * time.Second},
