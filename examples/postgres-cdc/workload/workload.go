@@ -21,6 +21,9 @@ type Config struct {
 	Rate float64
 	// Customers is how many customers exist before orders start.
 	Customers int
+	// Progress, when set, is called with the counts so far after every
+	// committed transaction.
+	Progress func(Stats)
 }
 
 // Stats counts what Run committed.
@@ -144,6 +147,9 @@ func Run(ctx context.Context, cfg Config) (Stats, error) {
 			return st, err
 		}
 		st.Transactions++
+		if cfg.Progress != nil {
+			cfg.Progress(st)
+		}
 	}
 	return st, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"time"
 
 	"github.com/stratadb/strata/examples/postgres-cdc/workload"
 )
@@ -20,6 +21,15 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	start, last := time.Now(), time.Now()
+	cfg.Progress = func(st workload.Stats) {
+		if time.Since(last) < 5*time.Second {
+			return
+		}
+		last = time.Now()
+		fmt.Fprintf(os.Stderr, "workload: %d transactions in %v (%d orders, %d payments, %d cancellations)\n",
+			st.Transactions, time.Since(start).Round(time.Second), st.Orders, st.Payments, st.Cancellations)
+	}
 	st, err := workload.Run(ctx, cfg)
 	fmt.Printf("%d transactions: %d customers, %d orders, %d payments, %d adjustments, %d cancellations\n",
 		st.Transactions, st.Customers, st.Orders, st.Payments, st.Adjustments, st.Cancellations)
