@@ -141,6 +141,13 @@ func firstLine(s string) string {
 // the summary (the caller prints its Line last).
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	var sum Summary
+	// Without a limit of the user's, the collector keeps the heap within
+	// a share of the machine (see MemoryShare).
+	limitDesc, restoreLimit := setMemoryLimit()
+	defer restoreLimit()
+	if limitDesc != "" {
+		fmt.Fprintln(opts.Out, limitDesc)
+	}
 	var srv *server.Server
 	var e *engine.Engine
 	var err error
@@ -368,6 +375,8 @@ func (s *status) print(ctx context.Context, sum Summary, lastErr string) {
 
 func byteSize(n int64) string {
 	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	case n >= 1<<10:

@@ -37,4 +37,14 @@
 // source stores in its checkpoint; with a consumer id the stream also
 // persists it, so expiration keeps what the stream still needs
 // (snapshot.SetConsumer, the expiry fence).
+//
+// A stream reads a snapshot's changelog a file at a time (invariant
+// one-file): it lists the snapshot's files when it reaches it, decodes
+// only the file that holds its offset, and drops that file once its
+// records are returned, so a stream holds at most one decoded file and
+// one piece of rows, however large the snapshot. Position.Offset counts
+// records of the whole snapshot's changelog (its files concatenated in
+// manifest order), so a saved position resumes at the same record
+// whatever the pieces' bounds were; the files before it are skipped by
+// the record counts their manifest entries give.
 package scan

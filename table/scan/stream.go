@@ -48,8 +48,32 @@ type Stream struct {
 	consumer string
 	// MaxRows bounds the changes of one batch.
 	MaxRows int
-	cur     []record.KV // changelog of pos.Snapshot, loaded lazily
+	cur     changelog // of pos.Snapshot, listed lazily
 	curSnap *snapshot.Snapshot
+}
+
+// changelog is the changelog of one snapshot, read a file at a time
+// (invariant one-file): the files are listed when the stream reaches the
+// snapshot, and only the file that holds the stream's offset is decoded,
+// then dropped once its records are returned. A snapshot's changelog is
+// the concatenation of its files in manifest order, so the record at
+// offset o is record o - start of the file whose [start, start+Rows)
+// holds it, whatever the batches' bounds were: a Position saved in a
+// checkpoint resumes at the same record.
+//
+// Loading a whole snapshot's changelog as rows before returning its first
+// piece was tried first; a view that lagged behind its input by a few
+// epochs of large snapshots then held hundreds of MB of rows per stream.
+type changelog struct {
+	read  *schema.Schema // the schema the files are read with
+	files []manifest.Entry
+	total int64 // records of all files
+	// file is the index in files of the decoded block blk, whose first
+	// record is at offset start of the changelog; blk is nil when no
+	// file is decoded.
+	file  int
+	start int64
+	blk   *record.Block
 }
 
 // ErrExpired marks a stream whose next snapshot was expired; it wraps
@@ -152,13 +176,24 @@ func (s *Stream) Next() (b Batch, ok bool, err error) {
 			}
 		}
 		b = Batch{Snapshot: s.curSnap.ID, Epoch: s.curSnap.Epoch}
-		start := s.pos.Offset
-		end := min(int64(len(s.cur)), start+int64(s.MaxRows))
-		for _, kv := range s.cur[start:end] {
-			b.Changes = append(b.Changes, Change{Kind: kv.Kind, Row: kv.Row})
+		if s.pos.Offset > s.cur.total {
+			return b, false, fmt.Errorf("table %s: snapshot %d: offset %d past its %d changelog records: %w",
+				s.st.Dir, s.curSnap.ID, s.pos.Offset, s.cur.total, base.ErrOutOfRange)
 		}
-		s.pos.Offset = end
-		if end == int64(len(s.cur)) {
+		end := min(s.cur.total, s.pos.Offset+int64(max(s.MaxRows, 1)))
+		if end > s.pos.Offset {
+			b.Changes = make([]Change, 0, end-s.pos.Offset)
+		}
+		for s.pos.Offset < end {
+			blk, lo, err := s.block()
+			if err != nil {
+				return Batch{}, false, err
+			}
+			hi := min(int64(blk.Len()), lo+end-s.pos.Offset)
+			b.Changes = appendChanges(b.Changes, blk, int(lo), int(hi))
+			s.pos.Offset += hi - lo
+		}
+		if s.pos.Offset == s.cur.total {
 			b.EndOfEpoch = true
 			if err := s.advance(); err != nil {
 				return b, false, err
@@ -171,15 +206,16 @@ func (s *Stream) Next() (b Batch, ok bool, err error) {
 
 func (s *Stream) advance() error {
 	s.pos = Position{Snapshot: s.pos.Snapshot + 1}
-	s.cur, s.curSnap = nil, nil
+	s.cur, s.curSnap = changelog{}, nil
 	if s.consumer != "" {
 		return s.st.Snapshots.SetConsumer(s.consumer, s.pos.Snapshot)
 	}
 	return nil
 }
 
-// load reads the changelog of snapshot sn: its changelog files, or for a
-// table without them (append tables), the rows of its new data files.
+// load lists the changelog files of snapshot sn: its changelog files,
+// or for a table without them (append tables), its new data files. No
+// file is read until Next needs its records (invariant one-file).
 func (s *Stream) load(sn *snapshot.Snapshot) error {
 	read, err := s.st.Schemas.Latest()
 	if err != nil {
@@ -194,19 +230,63 @@ func (s *Stream) load(sn *snapshot.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("snapshot %d: %w", sn.ID, err)
 	}
-	var cur []record.KV
+	cl := changelog{read: read}
 	for _, e := range entries {
-		if e.Kind != manifest.Add || (!input && (e.File.Level != 0 || read.HasPrimaryKey())) {
+		if e.Kind != manifest.Add || (!input && (e.File.Level != 0 || read.HasPrimaryKey())) || e.File.Rows == 0 {
 			continue
 		}
-		kvs, err := s.st.ReadFile(e.Bucket, e.File, read)
-		if err != nil {
-			return fmt.Errorf("snapshot %d: %w", sn.ID, err)
-		}
-		cur = append(cur, kvs...)
+		cl.files = append(cl.files, e)
+		cl.total += e.File.Rows
 	}
-	s.cur, s.curSnap = cur, sn
+	s.cur, s.curSnap = cl, sn
 	return nil
+}
+
+// block returns the decoded file that holds the record at s.pos.Offset
+// and that record's index in it, decoding the file (and dropping the one
+// decoded before) when the offset has moved past the decoded one.
+// s.pos.Offset must be below s.cur.total.
+func (s *Stream) block() (*record.Block, int64, error) {
+	c := &s.cur
+	if c.blk == nil || s.pos.Offset < c.start {
+		// A stream that starts or resumes inside the snapshot skips the
+		// files before its offset by their record counts alone.
+		c.file, c.start, c.blk = 0, 0, nil
+	}
+	for c.start+c.files[c.file].File.Rows <= s.pos.Offset {
+		c.start += c.files[c.file].File.Rows
+		c.file++
+		c.blk = nil
+	}
+	if c.blk == nil {
+		e := c.files[c.file]
+		// Changelog files and the files of append tables are read once
+		// per stream: they do not go into the store's cache.
+		blk, err := s.st.ReadBlockOnce(e.Bucket, e.File, c.read)
+		if err != nil {
+			return nil, 0, fmt.Errorf("snapshot %d: %w", s.curSnap.ID, err)
+		}
+		c.blk = blk
+	}
+	return c.blk, s.pos.Offset - c.start, nil
+}
+
+// appendChanges appends records [lo, hi) of blk to dst, their rows carved
+// from one new block of datums (string values alias the block's memory,
+// as Block.KVs's do).
+func appendChanges(dst []Change, blk *record.Block, lo, hi int) []Change {
+	n, w := hi-lo, len(blk.Cols)
+	slab := make([]types.Datum, n*w)
+	for c := range blk.Cols {
+		v := &blk.Cols[c]
+		for i := 0; i < n; i++ {
+			slab[i*w+c] = v.Get(lo + i)
+		}
+	}
+	for i := 0; i < n; i++ {
+		dst = append(dst, Change{Kind: blk.Kinds[lo+i], Row: types.Row(slab[i*w : (i+1)*w : (i+1)*w])})
+	}
+	return dst
 }
 
 // streamable refuses streams over primary-key tables that write no

@@ -118,13 +118,7 @@ func EncodeBlock(s *schema.Schema, blk *record.Block) ([]byte, error) {
 	}
 	seqLeaf, _ := ps.Lookup(SeqColumn)
 	kindLeaf, _ := ps.Lookup(KindColumn)
-	buf := encodeBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer func() {
-		if buf.Cap() <= maxPooledBuffer {
-			encodeBuffers.Put(buf)
-		}
-	}()
+	buf := encodeBuffers.get()
 	// Min/max statistics go into the column chunks and the page index,
 	// where readers look for them; the copy in every data page header
 	// (which the Parquet format deprecates in favour of the page index)
@@ -175,19 +169,93 @@ func EncodeBlock(s *schema.Schema, blk *record.Block) ([]byte, error) {
 		}
 	}
 	if err := w.Close(); err != nil {
+		encodeBuffers.put(buf)
 		return nil, err
 	}
-	return bytes.Clone(buf.Bytes()), nil
+	if buf.Cap() > encodeBuffers.maxBuffer {
+		// The pool would drop this buffer: the file is handed out in it,
+		// without a copy of its size.
+		return buf.Bytes()[:buf.Len():buf.Len()], nil
+	}
+	out := bytes.Clone(buf.Bytes())
+	encodeBuffers.put(buf)
+	return out, nil
 }
 
 // encodeBuffers holds the buffers files are encoded into: a file grows its
 // buffer by doubling, and a fresh buffer per file allocated about twice
 // the file's size on the way (most of the encoder's allocations). The
-// encoded file is copied out once, at its exact size.
-var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// encoded file is copied out once, at its exact size, from a buffer that
+// goes back to the pool; a file in a buffer too large for the pool is
+// handed out in that buffer.
+var encodeBuffers = bufferPool{maxBuffer: maxPooledBuffer, maxBytes: maxPoolBytes}
 
-// maxPooledBuffer bounds the buffers kept for reuse.
-const maxPooledBuffer = 64 << 20
+// maxPooledBuffer bounds each buffer kept for reuse, and maxPoolBytes all
+// of them together (invariant bounded-pool). Flushes of a table's write
+// buffer encode files of a few MiB (a demo table at 50K events/s: 3 MB
+// on average, 6 MB at most) and reuse these; a larger
+// file (a compaction's output) grows a buffer of its own, which the
+// garbage collector takes back.
+//
+// A sync.Pool of buffers of up to 64 MiB each was tried first: every
+// table's flushes and compactions running at once each put a buffer back,
+// and the pool held 130-290 MB between garbage collections in a demo of
+// nine tables.
+const (
+	maxPooledBuffer = 8 << 20
+	maxPoolBytes    = 32 << 20
+)
+
+// bufferPool is a free list of buffers bounded in bytes: put keeps a
+// buffer only while the buffers kept stay within maxBytes and it is no
+// larger than maxBuffer.
+type bufferPool struct {
+	maxBuffer, maxBytes int
+	mu                  struct {
+		sync.Mutex
+		free  []*bytes.Buffer // guarded by mu
+		bytes int             // capacity of free, guarded by mu
+	}
+}
+
+// get returns an empty buffer, a kept one if there is one.
+func (p *bufferPool) get() *bytes.Buffer {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.mu.free)
+	if n == 0 {
+		return new(bytes.Buffer)
+	}
+	buf := p.mu.free[n-1]
+	p.mu.free[n-1] = nil
+	p.mu.free = p.mu.free[:n-1]
+	p.mu.bytes -= buf.Cap()
+	return buf
+}
+
+// put returns buf to the pool, or drops it when keeping it would pass the
+// pool's bounds.
+func (p *bufferPool) put(buf *bytes.Buffer) {
+	c := buf.Cap()
+	if c > p.maxBuffer {
+		return
+	}
+	buf.Reset()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mu.bytes+c > p.maxBytes {
+		return
+	}
+	p.mu.free = append(p.mu.free, buf)
+	p.mu.bytes += c
+}
+
+// pooled returns the number and total capacity of the buffers p keeps.
+func (p *bufferPool) pooled() (n, bytes int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.mu.free), p.mu.bytes
+}
 
 // fillColumn sets vals[i] to the Parquet value of row lo+i of column
 // vector v, at definition level def (1 for optional columns). It returns

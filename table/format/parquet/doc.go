@@ -81,6 +81,15 @@
 // into. The keys of a lone BIGINT key column are encoded inline after
 // decoding.
 //
+// # Writing: encode buffers
+//
+// A file is encoded into a growing in-memory buffer and copied out at its
+// exact size. The buffers are reused through a free list bounded in bytes
+// (invariant bounded-pool): it keeps buffers of at most 8 MiB, 32 MiB of
+// them in all, and a file that outgrew that is handed out in its own
+// buffer instead of copied, so the pool never holds more than its bound
+// however many tables flush or compact at once.
+//
 // Tried and dropped: dictionary-encoding text columns whose values repeat
 // (chosen per file from a sample, falling back to PLAIN past 1 MiB, as
 // parquet-mr does). In a run of the table bench it made our scan of its
