@@ -67,8 +67,8 @@
 // # Multiset views
 //
 // A view without an inferable key whose changes retract (an append-only
-// table joined with a keyed or updating one, as Nexmark's q7, q13 and
-// q20) is a multiset view (sql/planner's doc, "Multiset views"): its job
+// table joined with a keyed or updating one, as Nexmark's q7 and q20) is
+// a multiset view (sql/planner's doc, "Multiset views"): its job
 // runs planner.Multiset of its query, and its table is keyed by all of
 // its columns with one more, hidden, last column _strata_count, the
 // number of copies of the row (BIGINT, at least 1; a row whose count

@@ -55,9 +55,9 @@
 // Strata keeps a view as a primary-key table, keyed by what the planner
 // can infer (engine, "Keys of views"); a view that keeps bid's rows has
 // no such key, because bid is an append table without a key. One whose
-// changes are insert-only (q0, q1, q14, ...) is an append table; one that
-// retracts (q7, q13, q20: bid joined with an updating or keyed side) is a
-// multiset view (engine, "Multiset views"), read back with each row as
+// changes are insert-only (q0, q1, q13's lookup join, q14, ...) is an
+// append table; one that retracts (q7, q20: bid joined with an updating
+// side) is a multiset view (engine, "Multiset views"), read back with each row as
 // often as it occurs. Config.BidKey (`--bid-key`) declares BidKeyColumns
 // as bid's primary key instead; it makes bid a primary-key table, and a
 // result says so (bid_key).

@@ -14,8 +14,8 @@ import (
 
 // TestQueriesEqualDuckDB runs a few queries of different shapes (a join, a
 // HOP window with a join of aggregates, a Top-N over a join, session
-// windows, count distinct, and the multiset views of bid joined with a
-// window's maximum, a side input and auction) over a few thousand events with short
+// windows, count distinct, a lookup join of bid with a side input, and the
+// multiset views of bid joined with a window's maximum and auction) over a few thousand events with short
 // intervals, and checks that each view equals DuckDB's batch result over
 // Parquet of the same events (q12's windows over processing time against
 // DuckDB over the stamps bid stores), and the ingest baseline is measured

@@ -41,6 +41,13 @@ type Spec struct {
 	// joined in that order, ties (and a call without ORDER BY) in the
 	// values' sort order (invariant agg-order-free).
 	Order []OrderKey
+	// AppendOnly says that the input has inserts only (the planner's
+	// changelog mode of the aggregate's input): min and max then keep
+	// only the current extreme instead of the multiset of every value,
+	// as Flink picks MaxAggFunction over MaxWithRetractAggFunction for an
+	// insert-only input, and a Retract is an error. Other aggregates
+	// ignore it.
+	AppendOnly bool
 }
 
 // OrderKey is the direction of one ORDER BY key inside an aggregate call.
@@ -126,7 +133,7 @@ func New(spec Spec) (Accumulator, error) {
 			acc = &sumExact{avg: spec.Func == "avg", out: rt.Kind}
 		}
 	case "min", "max":
-		acc = &extreme{max: spec.Func == "max", vals: multiset{types: spec.Args[:1]}}
+		acc = &extreme{max: spec.Func == "max", appendOnly: spec.AppendOnly && !spec.Distinct, vals: multiset{types: spec.Args[:1]}}
 	case "bool_and", "bool_or":
 		acc = &boolAgg{or: spec.Func == "bool_or"}
 	case "percentile_cont", "percentile_disc":

@@ -21,7 +21,10 @@
 //     the nearest float, which can differ from Postgres's left-to-right
 //     float addition in the last bit;
 //   - min, max and DISTINCT keep the multiset of values seen (value ->
-//     count), so retracting the current extreme finds the next one;
+//     count), so retracting the current extreme finds the next one; over
+//     an insert-only input (Spec.AppendOnly) min and max keep only the
+//     extreme, Flink's MaxAggFunction beside MaxWithRetractAggFunction,
+//     and refuse a Retract;
 //   - bool_and and bool_or keep counts of TRUE and FALSE;
 //   - percentile_cont and percentile_disc (ordered-set aggregates, the
 //     value then the fraction as arguments) keep the multiset of values

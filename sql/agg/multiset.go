@@ -2,10 +2,12 @@ package agg
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
 
+	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
@@ -32,7 +34,14 @@ type entry struct {
 }
 
 func (m *multiset) keyOf(vals []types.Datum) (key, full string) {
-	var k []byte
+	k, n := m.appendFull(nil, vals)
+	return string(k[:n]), string(k)
+}
+
+// appendFull appends vals' memcomparable key followed by their exact row
+// encoding to k (the full form of keyOf) and returns it with the key's
+// length.
+func (m *multiset) appendFull(k []byte, vals []types.Datum) ([]byte, int) {
 	for i, v := range vals {
 		if i < len(m.order) {
 			o := m.order[i]
@@ -53,8 +62,7 @@ func (m *multiset) keyOf(vals []types.Datum) (key, full string) {
 		k = types.AppendKey(k, v, m.types[i])
 	}
 	n := len(k)
-	k = types.AppendRow(k, vals, m.types)
-	return string(k[:n]), string(k)
+	return types.AppendRow(k, vals, m.types), n
 }
 
 func (m *multiset) find(full string) (int, bool) {
@@ -119,23 +127,57 @@ func (m *multiset) loadState(r *reader) {
 	}
 }
 
-// extreme is min and max: the multiset of non-NULL values.
+// extreme is min and max: the multiset of non-NULL values. Over an
+// append-only input (appendOnly) the multiset holds only its extreme
+// entry: the value that the full multiset would answer with (among values
+// that compare equal, the last by exact encoding for max, the first for
+// min), so the result and the state's encoding are those of the full
+// multiset's answer, whatever the arrival order.
 type extreme struct {
-	max  bool
-	vals multiset
+	max        bool
+	appendOnly bool
+	vals       multiset
+	buf        []byte
 }
+
+// errRetractAppendOnly is a Retract into an accumulator built for an
+// insert-only input.
+var errRetractAppendOnly = fmt.Errorf("aggregate: retraction in an insert-only input: %w", base.ErrInvalidArgument)
 
 func (x *extreme) Add(args []types.Datum) error {
 	if args[0].IsNull() {
 		return nil
 	}
-	_, err := x.vals.add(args[:1], 1)
-	return err
+	if !x.appendOnly {
+		_, err := x.vals.add(args[:1], 1)
+		return err
+	}
+	x.buf, _ = x.vals.appendFull(x.buf[:0], args[:1])
+	es := x.vals.entries
+	if len(es) == 0 {
+		_, err := x.vals.add(args[:1], 1)
+		return err
+	}
+	best := &es[len(es)-1]
+	if !x.max {
+		best = &es[0]
+	}
+	switch c := strings.Compare(string(x.buf), best.full); {
+	case c == 0:
+		best.n++
+	case (c > 0) == x.max:
+		key, full := x.vals.keyOf(args[:1])
+		x.vals.entries = append(x.vals.entries[:0], entry{key: key, full: full, vals: types.Row(args[:1]).Copy(), n: 1})
+	}
+	return nil
 }
 
 func (x *extreme) Retract(args []types.Datum) error {
 	if args[0].IsNull() {
 		return nil
+	}
+	if x.appendOnly {
+		return errRetractAppendOnly
 	}
 	_, err := x.vals.add(args[:1], -1)
 	return err
@@ -157,6 +199,14 @@ func (x *extreme) AppendState(dst []byte) []byte { return x.vals.appendState(dst
 func (x *extreme) LoadState(b []byte) error {
 	r := reader{b: b}
 	x.vals.loadState(&r)
+	if es := x.vals.entries; x.appendOnly && len(es) > 1 {
+		// State of a retractable accumulator: keep its extreme.
+		if x.max {
+			x.vals.entries = append(es[:0], es[len(es)-1])
+		} else {
+			x.vals.entries = es[:1]
+		}
+	}
 	return r.done()
 }
 

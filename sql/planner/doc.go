@@ -112,7 +112,10 @@
 // emits each row once per window it belongs to, so that
 // SELECT window_start, window_end, auction, count(*) FROM TUMBLE(bid,
 // date_time, INTERVAL '10' SECOND) GROUP BY 1, 2, 3 plans as expand, then
-// the aggregate's Map, exchange and GroupAgg. A HOP or CUMULATE whose
+// the aggregate's exchange and GroupAgg; the expansion computes the
+// aggregate's keys and arguments itself (the pre-aggregation Map fused
+// into it, stream.WindowExpand.Exprs), so that it copies only those
+// columns once per window instead of every input column. A HOP or CUMULATE whose
 // size is not a multiple of its slide is refused (22023), as Flink
 // refuses it. Over a TIMESTAMPTZ, a window whose intervals have days
 // counts them as calendar days of the session time zone (Options.Eval's
@@ -146,8 +149,9 @@
 // have a unique key the engine can infer is a primary-key table by that
 // key; one whose changes are insert-only is an append table. A view with
 // neither, such as an append-only stream without a key joined with a
-// keyed or updating side (Nexmark's q7, q13, q20: bid joined with the
-// window's maximum, a side input, auction), produces a retract changelog
+// keyed or updating side (Nexmark's q7 and q20: bid joined with the
+// window's maximum, with auction; a regular join with a keyed side-input
+// table, where q13 now uses LOOKUP), produces a retract changelog
 // whose equal rows cannot be told apart: it is stored as a multiset.
 // Multiset(p, c) groups p by all of its columns and counts them, so the
 // job emits, per distinct row, its multiplicity in column c (+I of a new

@@ -273,10 +273,6 @@ func identity(exprs []expr.Expr, ts []types.Type) bool {
 // aggregate builds the pre-aggregation Map (left out when it would copy
 // its input unchanged), the hash exchange and the GroupAgg.
 func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
-	in, err := b.node(n.Input)
-	if err != nil {
-		return stage{}, err
-	}
 	global := len(n.GroupBy) == 0
 	// Columns of the pre-aggregation Map: [constant key, for a global
 	// aggregate] group keys, then per aggregate its arguments and filter.
@@ -318,9 +314,25 @@ func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
 	for i, e := range exprs {
 		preTypes[i] = e.Type()
 	}
+	// Over a TUMBLE, HOP or CUMULATE window the window's expansion
+	// computes the keys and arguments itself (windowTVFProject).
+	var in stage
+	var err error
+	fused := false
+	if w, ok := n.Input.(*plan.WindowTVF); ok {
+		in, fused, err = b.windowTVFProject(w, exprs, "keys and arguments")
+	} else {
+		in, err = b.node(n.Input)
+	}
+	if err != nil {
+		return stage{}, err
+	}
+	for i := range calls {
+		calls[i].Spec.AppendOnly = in.mode == AppendOnly
+	}
 	eval := b.opts.Eval
 	pre := in
-	if !identity(exprs, in.types) {
+	if !fused && !identity(exprs, in.types) {
 		pre = b.addOperator("pre-aggregate", in.par, in, graph.Forward, nil, nil, preTypes, in.mode,
 			func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, "keys and arguments")
 	}

@@ -20,6 +20,18 @@ import (
 // plan's SESSION has no partition key, so the whole input is one
 // partition), retract.
 func (b *builder) windowTVF(n *plan.WindowTVF) (stage, error) {
+	st, _, err := b.windowTVFProject(n, nil, "")
+	return st, err
+}
+
+// windowTVFProject builds a window TVF whose rows the next step projects
+// with exprs (over the window's output: the input's columns, then
+// window_start and window_end; what names them in Explain). A TUMBLE,
+// HOP or CUMULATE evaluates them in its WindowExpand, so that the
+// expansion copies only the projected columns, and reports fused; a
+// SESSION window, nil exprs or exprs that copy every column unchanged
+// leave the projection to the caller.
+func (b *builder) windowTVFProject(n *plan.WindowTVF, exprs []expr.Expr, what string) (stage, bool, error) {
 	size, err := stream.WindowMicros(n.Size)
 	if err == nil && n.Kind != plan.Session && n.Kind != plan.Tumble {
 		var slide int64
@@ -30,19 +42,19 @@ func (b *builder) windowTVF(n *plan.WindowTVF) (stage, error) {
 		err = stream.CheckWindow(n.Kind, size, 0)
 	}
 	if err != nil {
-		return stage{}, sqlerr.New(sqlerr.InvalidParameterValue, "%s window: %v", n.Kind, err)
+		return stage{}, false, sqlerr.New(sqlerr.InvalidParameterValue, "%s window: %v", n.Kind, err)
 	}
 	slide, _ := stream.WindowMicros(n.Slide)
 	offset, err := stream.WindowMicros(n.Offset)
 	if err != nil {
-		return stage{}, sqlerr.New(sqlerr.InvalidParameterValue, "%s window offset: %v", n.Kind, err)
+		return stage{}, false, sqlerr.New(sqlerr.InvalidParameterValue, "%s window offset: %v", n.Kind, err)
 	}
 	if n.Kind == plan.Session && offset != 0 {
-		return stage{}, sqlerr.New(sqlerr.InvalidParameterValue, "a SESSION window has no offset")
+		return stage{}, false, sqlerr.New(sqlerr.InvalidParameterValue, "a SESSION window has no offset")
 	}
 	in, err := b.node(n.Input)
 	if err != nil {
-		return stage{}, err
+		return stage{}, false, err
 	}
 	inTypes := in.types
 	timeCol := n.TimeCol
@@ -68,10 +80,22 @@ func (b *builder) windowTVF(n *plan.WindowTVF) (stage, error) {
 		if loc != nil {
 			detail += " in time zone " + loc.String()
 		}
-		return b.addOperator("window", in.par, in, graph.Forward, nil, nil, probe.OutputTypes(), in.mode,
+		outTypes := probe.OutputTypes()
+		fused := exprs != nil && !identity(exprs, outTypes)
+		eval := b.opts.Eval
+		if fused {
+			probe.Exprs = exprs
+			outTypes = probe.OutputTypes()
+			detail += ", then " + what
+		} else {
+			exprs = nil
+		}
+		st := b.addOperator("window", in.par, in, graph.Forward, nil, nil, outTypes, in.mode,
 			func(int) operator.Operator {
-				return &stream.WindowExpand{Kind: kind, InTypes: inTypes, TimeCol: timeCol, Size: size, Slide: slide, Offset: offset, Loc: loc}
-			}, detail), nil
+				return &stream.WindowExpand{Kind: kind, InTypes: inTypes, TimeCol: timeCol, Size: size, Slide: slide, Offset: offset, Loc: loc,
+					Exprs: exprs, Eval: eval}
+			}, detail)
+		return st, fused, nil
 	}
 	if len(n.Partition) > 0 {
 		// SESSION with a partition key: sessions of different keys are
@@ -88,24 +112,24 @@ func (b *builder) windowTVF(n *plan.WindowTVF) (stage, error) {
 			probe.OutputTypes(), Retract,
 			func(int) operator.Operator {
 				return &stream.SessionWindow{InTypes: inTypes, Width: len(inTypes), PartCols: part, PartTypes: partTypes, TimeCol: timeCol, Gap: size}
-			}, fmt.Sprintf("SESSION(%s, gap %s, partition by %s)", col, ivText(n.Size), strings.Join(names, ", "))), nil
+			}, fmt.Sprintf("SESSION(%s, gap %s, partition by %s)", col, ivText(n.Size), strings.Join(names, ", "))), false, nil
 	}
 	// SESSION: a constant exchange key, one subtask.
-	exprs := make([]expr.Expr, 0, len(inTypes)+1)
+	keyed := make([]expr.Expr, 0, len(inTypes)+1)
 	for i, t := range inTypes {
-		exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
+		keyed = append(keyed, &expr.ColumnRef{Index: i, Typ: t})
 	}
-	exprs = append(exprs, &expr.Const{Value: types.NewBool(true), Typ: types.Bool})
+	keyed = append(keyed, &expr.Const{Value: types.NewBool(true), Typ: types.Bool})
 	preTypes := append(append([]types.Type(nil), inTypes...), types.Bool)
 	eval := b.opts.Eval
 	pre := b.addOperator("session-key", in.par, in, graph.Forward, nil, nil, preTypes, in.mode,
-		func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, "one partition")
+		func(int) operator.Operator { return &stream.Map{Exprs: keyed, Eval: eval} }, "one partition")
 	probe := &stream.SessionWindow{InTypes: preTypes, Width: len(inTypes), TimeCol: timeCol}
 	return b.addOperator("session-window", 1, pre, graph.Hash, []int{len(inTypes)}, []types.Type{types.Bool},
 		probe.OutputTypes(), Retract,
 		func(int) operator.Operator {
 			return &stream.SessionWindow{InTypes: preTypes, Width: len(inTypes), TimeCol: timeCol, Gap: size}
-		}, fmt.Sprintf("SESSION(%s, gap %s)", col, ivText(n.Size))), nil
+		}, fmt.Sprintf("SESSION(%s, gap %s)", col, ivText(n.Size))), false, nil
 }
 
 // watermark puts a LateFilter after the source of a relation with a

@@ -178,8 +178,8 @@ func TestHopSizeNotMultipleOfSlide(t *testing.T) {
 	}
 }
 
-// TestWindowExplain: a windowed aggregate plans as expand, then the
-// aggregate; ORDER BY ... LIMIT as a Top-N of one subtask.
+// TestWindowExplain: a windowed aggregate plans as expand (computing the
+// aggregate's keys and arguments), then the aggregate; ORDER BY ... LIMIT as a Top-N of one subtask.
 func TestWindowExplain(t *testing.T) {
 	rel := bidRel("bid")
 	rel.Watermark = &plan.Watermark{Column: 2, Delay: types.IntervalValue{Micros: 5 * sec}}
@@ -188,11 +188,10 @@ func TestWindowExplain(t *testing.T) {
 		{"SELECT window_start, window_end, auction, count(*) FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) GROUP BY 1, 2, 3",
 			`1-scan-bid (parallelism 1, append-only)
 2-watermark date_time - '00:00:05', late rows dropped (parallelism 1, append-only)
-3-window TUMBLE(date_time, size '00:00:10') (parallelism 1, append-only)
-4-pre-aggregate keys and arguments (parallelism 1, append-only)
-5-aggregate [count(*)] (parallelism 2, retract)
-6-project window_start, window_end, auction, count(*) (parallelism 2, retract)
-7-sink (parallelism 2)
+3-window TUMBLE(date_time, size '00:00:10'), then keys and arguments (parallelism 1, append-only)
+4-aggregate [count(*)] (parallelism 2, retract)
+5-project window_start, window_end, auction, count(*) (parallelism 2, retract)
+6-sink (parallelism 2)
 `},
 		{"SELECT auction, price FROM bid ORDER BY price DESC LIMIT 3",
 			`1-scan-bid (parallelism 1, append-only)

@@ -38,7 +38,9 @@
 //     rows by primary key at the epoch being processed, keeping no copy
 //     of the table (LookupTable).
 //   - WindowExpand assigns each row to its TUMBLE, HOP or CUMULATE
-//     windows (stateless; a retraction expands as its row did).
+//     windows (stateless; a retraction expands as its row did), and can
+//     project each expanded row (the next aggregate's keys and
+//     arguments) so that only those columns are copied per window.
 //   - SessionWindow assigns rows to SESSION windows, merging sessions that
 //     a row bridges and splitting them when it is retracted.
 //   - TopN keeps the first N rows per partition in an order (Top-N,
@@ -59,7 +61,19 @@
 // -D x, +I x for an unchanged row).
 //
 // Operators take their key, argument and filter values as input columns:
-// the planner computes expressions in a Map before the exchange, so that
-// the exchange's hash key and the operator's state key are the same bytes
-// (types.AppendKey of the key columns).
+// the planner computes expressions in a Map before the exchange (or in
+// the WindowExpand before it), so that the exchange's hash key and the
+// operator's state key are the same bytes (types.AppendKey of the key
+// columns).
+//
+// # The per-row path
+//
+// Per input row an operator does a bounded amount of work without
+// allocating where it can: scratch rows and encodings are reused from
+// row to row (the state backends copy what they are given), a Join
+// builds a joined row's encoding from both sides' stored encodings
+// rather than decoding and encoding again, and the epoch's pending
+// output changes are counted through a map lookup that allocates only
+// for a row new to the epoch. Allocations that remain are per group,
+// per stored row or per emitted row.
 package stream

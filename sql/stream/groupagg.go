@@ -92,7 +92,11 @@ const (
 	changedState = "changed"
 	// stateVersion 2 added the spellings; version 1 state (no spellings)
 	// still loads, its key row counting as the spelling of every row.
-	stateVersion   = 2
+	// Version 3 may store the emitted row as its aggregate results only
+	// (emitted flag 2) when its key columns are the group's key row;
+	// versions 1 and 2 still load.
+	stateVersion   = 3
+	stateVersionV2 = 2
 	stateVersionV1 = 1
 )
 
@@ -260,9 +264,12 @@ func (g *GroupAgg) keysFromKey(key string) (types.Row, error) {
 }
 
 // Group state: version, rows (varint), key row, when spelled the number
-// of spellings (uvarint) and each one's count (varint) and key row,
-// has-emitted byte and the emitted row (row codec), then each
-// accumulator's state with its length.
+// of spellings (uvarint) and each one's count (varint) and key row, the
+// emitted flag (0: nothing emitted; 1: the emitted row follows; 2: the
+// emitted row is the key row followed by the aggregate results that
+// follow, which a GroupAgg whose key has one spelling always writes, as
+// its key row never changes) and the emitted row or results (row codec),
+// then each accumulator's state with its length.
 func (g *GroupAgg) encodeGroup(gr *group) []byte {
 	b := binary.AppendVarint([]byte{stateVersion}, gr.rows)
 	b = types.AppendRow(b, gr.keys, g.KeyTypes)
@@ -273,9 +280,13 @@ func (g *GroupAgg) encodeGroup(gr *group) []byte {
 			b = types.AppendRow(b, s.row, g.KeyTypes)
 		}
 	}
-	if gr.emitted == nil {
+	k := len(g.KeyTypes)
+	switch {
+	case gr.emitted == nil:
 		b = append(b, 0)
-	} else {
+	case !g.spelled:
+		b = types.AppendRow(append(b, 2), gr.emitted[k:], g.outT[k:])
+	default:
 		b = types.AppendRow(append(b, 1), gr.emitted, g.outT)
 	}
 	for _, a := range gr.accs {
@@ -287,7 +298,7 @@ func (g *GroupAgg) encodeGroup(gr *group) []byte {
 }
 
 func (g *GroupAgg) decodeGroup(gr *group, b []byte) error {
-	if len(b) < 1 || b[0] != stateVersion && b[0] != stateVersionV1 {
+	if len(b) < 1 || b[0] != stateVersion && b[0] != stateVersionV2 && b[0] != stateVersionV1 {
 		return g.corrupt("group state version")
 	}
 	version := b[0]
@@ -335,14 +346,24 @@ func (g *GroupAgg) decodeGroup(gr *group, b []byte) error {
 	if len(b) < 1 {
 		return g.corrupt("group emitted flag")
 	}
-	if b[0] == 1 {
+	switch {
+	case b[0] == 1:
 		row, rest, err := types.DecodeRow(b[1:], g.outT)
 		if err != nil {
 			return err
 		}
 		gr.emitted, b = row, rest
-	} else {
+	case b[0] == 2 && version == stateVersion:
+		k := len(g.KeyTypes)
+		res, rest, err := types.DecodeRow(b[1:], g.outT[k:])
+		if err != nil {
+			return err
+		}
+		gr.emitted, b = append(append(make(types.Row, 0, len(g.outT)), gr.keys...), res...), rest
+	case b[0] == 0:
 		b = b[1:]
+	default:
+		return g.corrupt("group emitted flag")
 	}
 	for _, a := range gr.accs {
 		n, k := binary.Uvarint(b)
@@ -369,10 +390,14 @@ func (g *GroupAgg) Process(_ int, c *types.Chunk) error {
 			keys[i] = c.Datum(col, r)
 			g.key = types.AppendKey(g.key, keys[i], g.KeyTypes[i])
 		}
-		gr, err := g.load(string(g.key), keys.Copy())
-		if err != nil {
-			return err
+		gr := g.cache[string(g.key)]
+		if gr == nil {
+			var err error
+			if gr, err = g.load(string(g.key), keys.Copy()); err != nil {
+				return err
+			}
 		}
+		var err error
 		retract := c.Kinds[r].IsRetract()
 		if retract {
 			gr.rows--

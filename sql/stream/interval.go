@@ -145,15 +145,15 @@ func (j *Join) observe(side int, row types.Row, kind types.RowKind) (noTime bool
 	return false, nil
 }
 
-// storedKey is the state's map key of a row of side: the row encoding,
-// after its event time for an interval join.
-func (j *Join) storedKey(side int, row types.Row, ts []types.Type) []byte {
+// appendStoredKey appends to dst the state's map key of a row of side:
+// the row encoding, after its event time for an interval join.
+func (j *Join) appendStoredKey(dst []byte, side int, row types.Row, ts []types.Type) []byte {
 	if j.Interval == nil {
-		return types.AppendRow(nil, row, ts)
+		return types.AppendRow(dst, row, ts)
 	}
 	t := row[j.Interval.TimeCols[side]].Micros()
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, 64), uint64(t)^1<<63)
-	return types.AppendRow(b, row, ts)
+	dst = binary.BigEndian.AppendUint64(dst, uint64(t)^1<<63)
+	return types.AppendRow(dst, row, ts)
 }
 
 // storedRow returns the row encoding of a state map key.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/base"
@@ -65,8 +67,69 @@ type Join struct {
 	ctx     *operator.Context
 	iv      intervalState
 	outT    []types.Type
-	pending map[string]int64
+	pending changes
 	key     []byte
+	// Scratch space of the per-row path, reused from row to row: the
+	// input row, the stored key of the row, a joined row for the
+	// residual, a joined row's encoding and a state entry.
+	row    types.Row
+	rowKey []byte
+	out    types.Row
+	enc    []byte
+	entry  [entryBytes]byte
+}
+
+// changes is the open epoch's net changes to output rows: per row
+// encoding, the number of copies added (negative: removed). A row whose
+// count returns to zero keeps its slot until reset and is skipped. The
+// index makes the per-row update a lookup without allocation; a row new
+// to the epoch allocates its encoding once, as the index's key, which
+// the slot shares (one large buffer of all encodings cost more in its
+// regrowth than it saved).
+type changes struct {
+	index map[string]int
+	rows  []string
+	n     []int64
+}
+
+func (c *changes) add(enc []byte, d int64) {
+	if i, ok := c.index[string(enc)]; ok {
+		c.n[i] += d
+		return
+	}
+	if d == 0 {
+		return
+	}
+	k := string(enc)
+	c.index[k] = len(c.n)
+	c.rows = append(c.rows, k)
+	c.n = append(c.n, d)
+}
+
+// row returns slot i's encoding, read-only: it shares the index key's
+// bytes.
+func (c *changes) row(i int) []byte {
+	return unsafe.Slice(unsafe.StringData(c.rows[i]), len(c.rows[i]))
+}
+
+// live returns the slots with a non-zero count, in order of their rows'
+// encodings.
+func (c *changes) live() []int {
+	out := make([]int, 0, len(c.n))
+	for i, n := range c.n {
+		if n != 0 {
+			out = append(out, i)
+		}
+	}
+	slices.SortFunc(out, func(a, b int) int { return strings.Compare(c.rows[a], c.rows[b]) })
+	return out
+}
+
+func (c *changes) reset() {
+	clear(c.index)
+	clear(c.rows)
+	c.rows = c.rows[:0]
+	c.n = c.n[:0]
 }
 
 const (
@@ -95,7 +158,7 @@ func (j *Join) Open(ctx *operator.Context) error {
 		j.Eval = &expr.Context{}
 	}
 	j.outT = append(append([]types.Type(nil), j.LeftTypes...), j.RightTypes...)
-	j.pending = map[string]int64{}
+	j.pending = changes{index: map[string]int{}}
 	b, ok, err := ctx.State.OperatorValue(joinPending).Get()
 	if err != nil {
 		return err
@@ -112,7 +175,7 @@ func (j *Join) Open(ctx *operator.Context) error {
 			return j.corrupt("pending count")
 		}
 		b = b[k2:]
-		j.pending[row] = d
+		j.pending.add([]byte(row), d)
 	}
 	if j.Interval != nil {
 		return j.openInterval()
@@ -129,19 +192,94 @@ func (j *Join) delta(row types.Row, n int64) {
 	if n == 0 {
 		return
 	}
-	k := string(types.AppendRow(nil, row, j.outT))
-	if v := j.pending[k] + n; v == 0 {
-		delete(j.pending, k)
-	} else {
-		j.pending[k] = v
+	j.enc = types.AppendRow(j.enc[:0], row, j.outT)
+	j.pending.add(j.enc, n)
+}
+
+// deltaJoined records n more (or fewer) copies of the output row that
+// joins a row of side (encoded mine) with one of the other side (encoded
+// other), encoded without decoding either (appendJoined).
+func (j *Join) deltaJoined(side int, mine, other []byte, n int64) error {
+	if n == 0 {
+		return nil
 	}
+	left, right, nl, nr := mine, other, len(j.LeftTypes), len(j.RightTypes)
+	if side == 1 {
+		left, right = other, mine
+	}
+	var err error
+	if j.enc, err = appendJoined(j.enc[:0], left, right, nl, nr); err != nil {
+		return j.corrupt("stored row")
+	}
+	j.pending.add(j.enc, n)
+	return nil
+}
+
+// appendJoined appends to dst the row encoding (types.AppendRow) of the
+// row made of the nl columns encoded in left followed by the nr columns
+// encoded in right, byte for byte what AppendRow gives for the joined
+// row: one header (version, column count, NULL bitmap) and both sides'
+// values in column order. A side encoded with fewer columns (written
+// before columns were added) has the missing ones NULL, as DecodeRow
+// reads it.
+func appendJoined(dst, left, right []byte, nl, nr int) ([]byte, error) {
+	lbm, lvals, ln, err := rowParts(left, nl)
+	if err != nil {
+		return dst, err
+	}
+	rbm, rvals, rn, err := rowParts(right, nr)
+	if err != nil {
+		return dst, err
+	}
+	n := nl + nr
+	dst = binary.AppendUvarint(append(dst, types.RowCodecVersion), uint64(n))
+	bm := len(dst)
+	for range (n + 7) / 8 {
+		dst = append(dst, 0)
+	}
+	for i := range nl {
+		if i >= ln || lbm[i/8]&(1<<(i%8)) != 0 {
+			dst[bm+i/8] |= 1 << (i % 8)
+		}
+	}
+	for i := range nr {
+		if i >= rn || rbm[i/8]&(1<<(i%8)) != 0 {
+			o := nl + i
+			dst[bm+o/8] |= 1 << (o % 8)
+		}
+	}
+	return append(append(dst, lvals...), rvals...), nil
+}
+
+// rowParts splits one row encoding of at most width columns into its
+// NULL bitmap, its values and its column count.
+func rowParts(b []byte, width int) (bitmap, values []byte, n int, err error) {
+	if len(b) < 1 || b[0] != types.RowCodecVersion {
+		return nil, nil, 0, base.ErrCorruption
+	}
+	c, k := binary.Uvarint(b[1:])
+	if k <= 0 || c > uint64(width) {
+		return nil, nil, 0, base.ErrCorruption
+	}
+	b = b[1+k:]
+	nb := int(c+7) / 8
+	if len(b) < nb {
+		return nil, nil, 0, base.ErrCorruption
+	}
+	return b[:nb], b[nb:], int(c), nil
 }
 
 func (j *Join) joined(side int, mine, other types.Row) types.Row {
+	return j.joinedTo(make(types.Row, 0, len(j.outT)), side, mine, other)
+}
+
+// joinedTo appends the joined row of mine (a row of side) and other to
+// dst.
+func (j *Join) joinedTo(dst types.Row, side int, mine, other types.Row) types.Row {
 	if side == 0 {
-		return append(append(make(types.Row, 0, len(j.outT)), mine...), other...)
+		return append(append(dst, mine...), other...)
 	}
-	return append(append(make(types.Row, 0, len(j.outT)), other...), mine...)
+	return append(append(dst, other...), mine...)
 }
 
 func (j *Join) padded(side int, mine types.Row) types.Row {
@@ -151,11 +289,12 @@ func (j *Join) padded(side int, mine types.Row) types.Row {
 	return j.joined(1, mine, make(types.Row, len(j.LeftTypes)))
 }
 
-func encodeEntry(count, matches int64) []byte {
-	var b [entryBytes]byte
-	binary.BigEndian.PutUint64(b[:], uint64(count))
-	binary.BigEndian.PutUint64(b[8:], uint64(matches))
-	return b[:]
+// encodeEntry encodes a stored row's entry into the scratch entry (the
+// state backends copy what they are given).
+func (j *Join) encodeEntry(count, matches int64) []byte {
+	binary.BigEndian.PutUint64(j.entry[:], uint64(count))
+	binary.BigEndian.PutUint64(j.entry[8:], uint64(matches))
+	return j.entry[:]
 }
 
 func (j *Join) decodeEntry(v []byte) (count, matches int64, err error) {
@@ -177,7 +316,8 @@ func (j *Join) Process(side int, c *types.Chunk) error {
 		if c.Kinds[r].IsRetract() {
 			sign = -1
 		}
-		full := c.Row(r)
+		j.row = c.AppendRowTo(j.row[:0], r)
+		full := j.row
 		mine := full[:len(myTypes)]
 		j.key = j.key[:0]
 		nullKey := false
@@ -218,7 +358,9 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 	j.ctx.State.SetCurrentKey(j.key)
 	myState := j.ctx.State.Map(sideName(side))
 	otherState := j.ctx.State.Map(sideName(1 - side))
-	rowKey := j.storedKey(side, mine, myTypes)
+	j.rowKey = j.appendStoredKey(j.rowKey[:0], side, mine, myTypes)
+	rowKey := j.rowKey
+	mineEnc := j.storedRow(rowKey)
 	v, ok, err := myState.Get(rowKey)
 	if err != nil {
 		return err
@@ -234,17 +376,27 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 	}
 	var matches int64
 	var updates []otherUpdate
+	// The other side's rows are decoded only when something needs their
+	// values (the residual, a NULL-padded row); the joined row's encoding
+	// is spliced from both sides' encodings.
+	decode := j.Residual != nil || j.preserved(1-side)
 	err = otherState.Iterate(func(k, v []byte) error {
-		other, rest, err := types.DecodeRow(j.storedRow(k), otherTypes)
-		if err != nil || len(rest) != 0 {
-			return j.corrupt("stored row")
+		otherEnc := j.storedRow(k)
+		var other types.Row
+		if decode {
+			var rest []byte
+			var err error
+			if other, rest, err = types.DecodeRow(otherEnc, otherTypes); err != nil || len(rest) != 0 {
+				return j.corrupt("stored row")
+			}
 		}
 		oc, om, err := j.decodeEntry(v)
 		if err != nil {
 			return err
 		}
 		if j.Residual != nil {
-			pv, err := j.Residual.Eval(j.Eval, j.joined(side, mine, other))
+			j.out = j.joinedTo(j.out[:0], side, mine, other)
+			pv, err := j.Residual.Eval(j.Eval, j.out)
 			if err != nil {
 				return err
 			}
@@ -253,7 +405,9 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 			}
 		}
 		matches += oc
-		j.delta(j.joined(side, mine, other), sign*oc)
+		if err := j.deltaJoined(side, mineEnc, otherEnc, sign*oc); err != nil {
+			return err
+		}
 		if j.preserved(1 - side) {
 			nm := om + sign
 			if om == 0 && nm > 0 {
@@ -270,7 +424,7 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 		return err
 	}
 	for _, u := range updates {
-		if err := otherState.Put(u.key, encodeEntry(u.count, u.matches)); err != nil {
+		if err := otherState.Put(u.key, j.encodeEntry(u.count, u.matches)); err != nil {
 			return err
 		}
 	}
@@ -284,7 +438,7 @@ func (j *Join) apply(side int, mine types.Row, myTypes, otherTypes []types.Type,
 	if j.Interval != nil {
 		j.addTimer(side, mine)
 	}
-	return myState.Put(rowKey, encodeEntry(count, matches))
+	return myState.Put(rowKey, j.encodeEntry(count, matches))
 }
 
 // OnEpoch implements operator.Operator: emit the epoch's net changes,
@@ -300,25 +454,22 @@ func (j *Join) OnEpoch(base.Epoch) error {
 }
 
 func (j *Join) emitPending() error {
-	if len(j.pending) == 0 {
+	live := j.pending.live()
+	if len(live) == 0 {
+		j.pending.reset()
 		return nil
 	}
-	keys := make([]string, 0, len(j.pending))
-	for k := range j.pending {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	// Retractions go first: a sink keyed differently from the join (a
 	// table's primary key) must see a key's old row deleted before its new
 	// row arrives, never the other way round.
-	out := types.NewChunk(j.outT, len(keys))
+	out := types.NewChunk(j.outT, len(live))
 	for _, retract := range []bool{true, false} {
-		for _, k := range keys {
-			n := j.pending[k]
+		for _, i := range live {
+			n := j.pending.n[i]
 			if (n < 0) != retract {
 				continue
 			}
-			row, _, err := types.DecodeRow([]byte(k), j.outT)
+			row, _, err := types.DecodeRow(j.pending.row(i), j.outT)
 			if err != nil {
 				return err
 			}
@@ -331,23 +482,19 @@ func (j *Join) emitPending() error {
 			}
 		}
 	}
-	clear(j.pending)
+	j.pending.reset()
 	return j.ctx.Output.Emit(out)
 }
 
 // Snapshot implements operator.Operator: keep the open epoch's pending
 // changes.
 func (j *Join) Snapshot(base.CheckpointID) error {
-	keys := make([]string, 0, len(j.pending))
-	for k := range j.pending {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b []byte
-	for _, k := range keys {
+	for _, i := range j.pending.live() {
+		k := j.pending.row(i)
 		b = binary.AppendUvarint(b, uint64(len(k)))
 		b = append(b, k...)
-		b = binary.AppendVarint(b, j.pending[k])
+		b = binary.AppendVarint(b, j.pending.n[i])
 	}
 	if err := j.ctx.State.OperatorValue(joinPending).Set(b); err != nil {
 		return err

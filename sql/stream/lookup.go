@@ -56,9 +56,13 @@ type LookupJoin struct {
 	Eval     *expr.Context
 	Table    LookupTable
 
-	ctx    *operator.Context
-	outT   []types.Type
-	buffer []types.Row
+	ctx  *operator.Context
+	outT []types.Type
+	// buffer holds the open epoch's rows, column by column (no
+	// allocation per row); row and joined are scratch rows.
+	buffer *types.Chunk
+	row    types.Row
+	joined types.Row
 }
 
 const lookupBuffer = "lookup-buffer"
@@ -73,7 +77,7 @@ func (l *LookupJoin) Open(ctx *operator.Context) error {
 		return fmt.Errorf("lookup join %s: a %s join: %w", ctx.Vertex, l.Kind, base.ErrInvalidArgument)
 	}
 	l.outT = append(append([]types.Type(nil), l.LeftTypes...), l.RightTypes...)
-	l.buffer = nil
+	l.buffer = types.NewChunk(l.LeftTypes, 0)
 	b, ok, err := ctx.State.OperatorValue(lookupBuffer).Get()
 	if err != nil || !ok {
 		return err
@@ -83,7 +87,7 @@ func (l *LookupJoin) Open(ctx *operator.Context) error {
 		if err != nil {
 			return fmt.Errorf("lookup join %s subtask %d: buffered row: %w", ctx.Vertex, ctx.Subtask, base.ErrCorruption)
 		}
-		l.buffer = append(l.buffer, row)
+		l.buffer.Append(types.Insert, row)
 		b = rest
 	}
 	return nil
@@ -95,7 +99,8 @@ func (l *LookupJoin) Process(_ int, c *types.Chunk) error {
 		if k := c.Kinds[r]; k != types.Insert {
 			return fmt.Errorf("lookup join %s: a %s in its append-only input: %w", l.ctx.Vertex, k, base.ErrInvalidArgument)
 		}
-		l.buffer = append(l.buffer, c.Row(r))
+		l.row = c.AppendRowTo(l.row[:0], r)
+		l.buffer.Append(types.Insert, l.row)
 	}
 	return nil
 }
@@ -103,15 +108,18 @@ func (l *LookupJoin) Process(_ int, c *types.Chunk) error {
 // OnEpoch implements operator.Operator: look the epoch's keys up at e and
 // emit the joined rows.
 func (l *LookupJoin) OnEpoch(e base.Epoch) error {
-	if len(l.buffer) == 0 {
+	n := l.buffer.Len()
+	if n == 0 {
 		return nil
 	}
-	keyOf := make([]int, len(l.buffer)) // index into keys, -1 for a NULL key
+	keyOf := make([]int, n) // index into keys, -1 for a NULL key
 	index := map[string]int{}
 	var keys []types.Row
 	var enc []byte
-	for i, row := range l.buffer {
-		key := make(types.Row, len(l.Keys))
+	key := make(types.Row, len(l.Keys))
+	for i := range n {
+		row := l.buffer.AppendRowTo(l.row[:0], i)
+		l.row = row
 		enc = enc[:0]
 		null := false
 		for j, k := range l.Keys {
@@ -131,7 +139,7 @@ func (l *LookupJoin) OnEpoch(e base.Epoch) error {
 		if !ok {
 			at = len(keys)
 			index[string(enc)] = at
-			keys = append(keys, key)
+			keys = append(keys, key.Copy())
 		}
 		keyOf[i] = at
 	}
@@ -145,11 +153,14 @@ func (l *LookupJoin) OnEpoch(e base.Epoch) error {
 			return fmt.Errorf("lookup join %s: %d rows for %d keys: %w", l.ctx.Vertex, len(found), len(keys), base.ErrInvalidArgument)
 		}
 	}
-	out := types.NewChunk(l.outT, len(l.buffer))
-	for i, row := range l.buffer {
+	out := types.NewChunk(l.outT, n)
+	for i := range n {
+		row := l.buffer.AppendRowTo(l.row[:0], i)
+		l.row = row
 		var match types.Row
 		if keyOf[i] >= 0 && found[keyOf[i]] != nil {
-			joined := append(append(make(types.Row, 0, len(l.outT)), row...), fit(found[keyOf[i]], len(l.RightTypes))...)
+			joined := append(append(l.joined[:0], row...), fit(found[keyOf[i]], len(l.RightTypes))...)
+			l.joined = joined
 			ok := true
 			if l.Residual != nil {
 				v, err := l.Residual.Eval(l.Eval, joined)
@@ -166,10 +177,11 @@ func (l *LookupJoin) OnEpoch(e base.Epoch) error {
 		case match != nil:
 			out.Append(types.Insert, match)
 		case l.Kind == plan.LeftJoin:
-			out.Append(types.Insert, append(append(make(types.Row, 0, len(l.outT)), row...), make(types.Row, len(l.RightTypes))...))
+			l.joined = append(append(l.joined[:0], row...), make(types.Row, len(l.RightTypes))...)
+			out.Append(types.Insert, l.joined)
 		}
 	}
-	l.buffer = l.buffer[:0]
+	l.buffer.Reset()
 	if out.Len() == 0 {
 		return nil
 	}
@@ -188,8 +200,9 @@ func fit(r types.Row, n int) types.Row {
 // Snapshot implements operator.Operator: keep the open epoch's rows.
 func (l *LookupJoin) Snapshot(base.CheckpointID) error {
 	var b []byte
-	for _, r := range l.buffer {
-		b = types.AppendRow(b, r, l.LeftTypes)
+	for i := range l.buffer.Len() {
+		l.row = l.buffer.AppendRowTo(l.row[:0], i)
+		b = types.AppendRow(b, l.row, l.LeftTypes)
 	}
 	return l.ctx.State.OperatorValue(lookupBuffer).Set(b)
 }

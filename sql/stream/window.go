@@ -7,6 +7,7 @@ import (
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
 )
 
@@ -54,10 +55,19 @@ type WindowExpand struct {
 	// has days, which Postgres adds as calendar days in the session time
 	// zone; windows of hours or less stay aligned in UTC.
 	Loc *time.Location
+	// Exprs, when set, project each expanded row (the input row, then
+	// window_start and window_end) into the output row, so that the
+	// expansion writes only the columns the next step reads: the planner
+	// fuses an aggregate's pre-aggregation Map (group keys and arguments)
+	// into the expansion, and a HOP that makes five copies of each bid
+	// copies three columns instead of nine. Eval evaluates them.
+	Exprs []expr.Expr
+	Eval  *expr.Context
 
 	ctx  *operator.Context
 	outT []types.Type
 	row  types.Row
+	proj types.Row
 	wins []Window
 }
 
@@ -127,8 +137,15 @@ func AppendWindows(dst []Window, kind plan.WindowKind, t, size, slide, offset in
 }
 
 // OutputTypes returns the input types followed by window_start and
-// window_end, of the time column's type.
+// window_end, of the time column's type; with Exprs, their types.
 func (w *WindowExpand) OutputTypes() []types.Type {
+	if w.Exprs != nil {
+		ts := make([]types.Type, len(w.Exprs))
+		for i, e := range w.Exprs {
+			ts[i] = e.Type()
+		}
+		return ts
+	}
 	tt := w.InTypes[w.TimeCol]
 	return append(append([]types.Type(nil), w.InTypes...), tt, tt)
 }
@@ -143,6 +160,9 @@ func (w *WindowExpand) Open(ctx *operator.Context) error {
 		return fmt.Errorf("window %s: %w", ctx.Vertex, err)
 	}
 	w.outT = w.OutputTypes()
+	if w.Eval == nil {
+		w.Eval = &expr.Context{}
+	}
 	return nil
 }
 
@@ -167,8 +187,23 @@ func (w *WindowExpand) Process(_ int, c *types.Chunk) error {
 		n := len(w.row)
 		for _, win := range w.wins {
 			w.row = append(w.row[:n], mk(win.Start), mk(win.End))
-			out.Append(c.Kinds[i], w.row)
+			if w.Exprs == nil {
+				out.Append(c.Kinds[i], w.row)
+				continue
+			}
+			w.proj = w.proj[:0]
+			for _, e := range w.Exprs {
+				v, err := e.Eval(w.Eval, w.row)
+				if err != nil {
+					return err
+				}
+				w.proj = append(w.proj, v)
+			}
+			out.Append(c.Kinds[i], w.proj)
 		}
+	}
+	if w.Exprs != nil {
+		out = cancelNoise(out)
 	}
 	if out.Len() == 0 {
 		return nil
