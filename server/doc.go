@@ -34,4 +34,17 @@
 // JOBS, DESCRIBE, EXPLAIN, SET and SHOW of the settings above. BEGIN,
 // COMMIT and ROLLBACK are accepted and do nothing: every statement commits
 // on its own. Anything else is refused with SQLSTATE 0A000.
+//
+// # Which executor answers a SELECT
+//
+// A SELECT that reads tables or views runs on the engine's DuckDB (the
+// OLAP engine, package sql/olap); one that reads pg_catalog goes to its
+// emulated catalog; the rest (no tables, or strata_catalog's system
+// tables) run on Strata's own executor. [system-olap] A query over system
+// tables only that this executor refuses as unsupported (0A000: a scalar
+// subquery that computes no aggregate) is prepared again on a small
+// DuckDB of its own (systemOLAP in sysquery.go), with the system tables'
+// rows, computed by the executor, handed over by value for that query
+// (olap.QueryRelations), so the forms that work over user tables work
+// over system tables too.
 package server

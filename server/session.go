@@ -236,6 +236,11 @@ func (s *Session) prepare(ctx context.Context, text string, paramTypes []types.T
 	args := &engine.Args{Types: paramTypes, DryRun: true}
 	cols, err := s.describe(ctx, stmts[0], args)
 	if err != nil {
+		if q, ok := stmts[0].(*ddl.Query); ok {
+			if pst, handled := s.prepareSystem(ctx, text, q, err); handled {
+				return pst, nil
+			}
+		}
 		return nil, err
 	}
 	st.Columns = cols
@@ -277,6 +282,9 @@ type olapStatement struct {
 	// parameters cast to their types when DuckDB could not type them
 	// (olap.CastParams).
 	text string
+	// system is set for a query over system tables that Strata's
+	// executor refuses and systemOLAP answers (prepareSystem).
+	system bool
 }
 
 // prepareOLAP prepares a query for the OLAP engine when it reads tables
@@ -378,6 +386,9 @@ func olapColumns(cols []olap.Column) []pgwire.Column {
 
 // runOLAP executes a prepared OLAP statement.
 func (s *Session) runOLAP(ctx context.Context, st *olapStatement, params []types.Datum) (*pgwire.Result, error) {
+	if st.system {
+		return s.runSystem(ctx, st, params)
+	}
 	if st.catalog {
 		ctx, err := s.catalogContext(ctx)
 		if err != nil {

@@ -70,13 +70,15 @@ func isQuit(line string) bool {
 }
 
 func newSQLCommand() *cobra.Command {
-	var addr, user, db, command, file, password, sslMode, rootCert string
+	var addr, user, db, password, sslMode, rootCert string
+	var actions []sqlAction
 	cmd := &cobra.Command{
 		Use:   "sql",
 		Short: "Run SQL against a running Strata (a small psql for people without one)",
 		Long: `Run SQL against a running Strata over the Postgres wire protocol.
 With -c it runs that text, with -f the file's (going on after an error,
-as psql does); otherwise it reads statements from the terminal (ending at
+as psql does); -c and -f may be given several times and run in the
+order given, each printing its results, as in psql; otherwise it reads statements from the terminal (ending at
 ';') or from standard input. Results print as aligned tables. \dt, \dm,
 \d and \d NAME work as in psql; \q (or quit, exit) ends the session.
 
@@ -105,21 +107,8 @@ PGSSLROOTCERT set their defaults.`,
 			}
 			defer conn.Close(context.Background())
 			out := cmd.OutOrStdout()
-			switch {
-			case command != "":
-				if isQuit(command) {
-					return nil
-				}
-				if q, ok := metaCommand(command); ok {
-					command = q
-				}
-				return runSQL(ctx, conn, command, out)
-			case file != "":
-				b, err := os.ReadFile(file)
-				if err != nil {
-					return err
-				}
-				return runScript(ctx, conn, string(b), out)
+			if len(actions) > 0 {
+				return runActions(ctx, conn, actions, out)
 			}
 			in := cmd.InOrStdin()
 			f, isFile := in.(*os.File)
@@ -136,12 +125,69 @@ PGSSLROOTCERT set their defaults.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4566", "address of the Strata server")
 	cmd.Flags().StringVarP(&user, "user", "U", "root", "user name")
 	cmd.Flags().StringVarP(&db, "database", "d", "dev", "database")
-	cmd.Flags().StringVarP(&command, "command", "c", "", "SQL to run")
-	cmd.Flags().StringVarP(&file, "file", "f", "", "file of SQL to run")
+	cmd.Flags().VarP(&actionFlag{list: &actions, file: false}, "command", "c", "SQL to run (may be repeated)")
+	cmd.Flags().VarP(&actionFlag{list: &actions, file: true}, "file", "f", "file of SQL to run (may be repeated)")
 	cmd.Flags().StringVar(&password, "password", "", "password, for a server started with --password-file (default $PGPASSWORD)")
 	cmd.Flags().StringVar(&sslMode, "sslmode", "", "TLS as libpq's sslmode: disable, allow, prefer, require, verify-ca, verify-full (default $PGSSLMODE, else prefer)")
 	cmd.Flags().StringVar(&rootCert, "sslrootcert", "", "certificate authority (PEM) that verify-ca and verify-full check the server's certificate against (default $PGSSLROOTCERT)")
 	return cmd
+}
+
+// sqlAction is one -c or -f of `strata sql`, in command-line order.
+type sqlAction struct {
+	file bool   // text is a file's path, else SQL
+	text string // the SQL, or the path
+}
+
+// actionFlag is the flag value of -c (file false) or -f (file true): each
+// use appends to one list shared by both, so that they keep their order
+// (psql's -c and -f do).
+type actionFlag struct {
+	list *[]sqlAction
+	file bool
+}
+
+func (f *actionFlag) String() string { return "" }
+
+func (f *actionFlag) Set(v string) error {
+	*f.list = append(*f.list, sqlAction{file: f.file, text: v})
+	return nil
+}
+
+func (f *actionFlag) Type() string { return "string" }
+
+// runActions runs each -c and -f in order, as psql does: an action that
+// fails prints its error and the next one runs; the command's result is
+// the last action's (psql's exit status is the last one's too). A -c
+// that is \q ends the run.
+func runActions(ctx context.Context, conn *pgconn.PgConn, actions []sqlAction, out io.Writer) error {
+	var last error
+	for i, a := range actions {
+		if i > 0 && last != nil {
+			var sf errScriptFailed
+			if !errors.As(last, &sf) {
+				printError(out, last) // a script printed its own
+			}
+		}
+		switch {
+		case a.file:
+			b, err := os.ReadFile(a.text)
+			if err != nil {
+				last = err
+				continue
+			}
+			last = runScript(ctx, conn, string(b), out)
+		case isQuit(a.text):
+			return nil
+		default:
+			text := a.text
+			if q, ok := metaCommand(text); ok {
+				text = q
+			}
+			last = runSQL(ctx, conn, text, out)
+		}
+	}
+	return last
 }
 
 // interactive reads statements from a terminal with line editing and

@@ -157,3 +157,31 @@ func TestSQLCommandQuits(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLCommandSeveralActions: several -c and -f run in the order given
+// and each prints its result, as psql's do; an error in one is printed and
+// the next runs, and the command fails only when the last one did.
+func TestSQLCommandSeveralActions(t *testing.T) {
+	addr := startSQLServer(t, server.Options{})
+	out, err := run(t, "sql", "--addr", addr, "-c", "SELECT 1 AS a", "-c", "SELECT 2 AS b")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := " a\n---\n 1\n(1 row)\n b\n---\n 2\n(1 row)\n"; out != want {
+		t.Fatalf("output\n%q\nwant\n%q", out, want)
+	}
+	script := filepath.Join(t.TempDir(), "s.sql")
+	if err := os.WriteFile(script, []byte("SELECT 3 AS c;\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, "sql", "--addr", addr, "-c", "SELECT 1/0", "-f", script, "-c", "SELECT 4 AS d")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := "ERROR:  division by zero (SQLSTATE 22012)\n c\n---\n 3\n(1 row)\n d\n---\n 4\n(1 row)\n"; out != want {
+		t.Fatalf("output\n%q\nwant\n%q", out, want)
+	}
+	if out, err := run(t, "sql", "--addr", addr, "-c", "SELECT 1 AS a", "-c", "SELECT 1/0"); err == nil || !strings.Contains(err.Error(), "22012") || !strings.HasPrefix(out, " a\n") {
+		t.Fatalf("a failing last -c: %v\n%s", err, out)
+	}
+}

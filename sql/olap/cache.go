@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/stratadb/strata/internal/base"
@@ -15,12 +16,35 @@ import (
 // with one schema. The file system is part of the key because two tables
 // on different file systems may share a directory name; when the file
 // system's dynamic type is not comparable, the store pointer stands in.
+// [cache-identity] A table dropped and created again under the same name
+// reuses its directory, its snapshot ids and its schema ids (an empty
+// table is snapshot 0 with schema 0 either way), so the key also holds
+// what tells the two apart: the schema's creation time and its columns.
 type cacheKey struct {
-	fs       any
-	dir      string
-	snapshot base.SnapshotID // 0: the table had no data at the epoch
-	snapTime int64           // the snapshot's commit time: a re-created table reuses ids
-	schema   schema.ID       // the schema the rows were read with
+	fs         any
+	dir        string
+	snapshot   base.SnapshotID // 0: the table had no data at the epoch
+	snapTime   int64           // the snapshot's commit time: a re-created table reuses ids
+	schema     schema.ID       // the schema the rows were read with
+	schemaTime int64           // that schema's creation time (Unix ms)
+	columns    string          // that schema's columns (schemaColumns)
+}
+
+// schemaColumns fingerprints sc's columns (field id, name and type of
+// each) for cacheKey: two schemas created in the same millisecond still
+// differ by it unless they read alike.
+func schemaColumns(sc *schema.Schema) string {
+	var b strings.Builder
+	for _, f := range sc.Fields {
+		fmt.Fprintf(&b, "%d %q %s;", f.ID, f.Name, f.Type)
+	}
+	return b.String()
+}
+
+// sameRelation reports whether a and b load the same table with the
+// same schema, at any snapshots.
+func (a cacheKey) sameRelation(b cacheKey) bool {
+	return a.fs == b.fs && a.dir == b.dir && a.schema == b.schema && a.schemaTime == b.schemaTime && a.columns == b.columns
 }
 
 func fsKey(fs any, store any) any {
@@ -242,8 +266,7 @@ func (c *cache) evictLocked() []string {
 func (c *cache) olderIdleLocked(key cacheKey) *entry {
 	var best *entry
 	for _, o := range c.mu.entries {
-		if o.key.fs != key.fs || o.key.dir != key.dir || o.key.schema != key.schema ||
-			o.key.snapshot == 0 || o.key.snapshot >= key.snapshot || o.refs > 0 {
+		if !o.key.sameRelation(key) || o.key.snapshot == 0 || o.key.snapshot >= key.snapshot || o.refs > 0 {
 			continue
 		}
 		select {

@@ -20,6 +20,9 @@ func pgColumnName(name string) string {
 		if j := strings.LastIndexByte(fn, '.'); j >= 0 {
 			fn = fn[j+1:]
 		}
+		if fn == avgMacroName {
+			return "avg"
+		}
 		if fn == "cast" || fn == "try_cast" || fn == "regexp_full_match" || fn == "list_value" || strings.HasPrefix(fn, "strata_") {
 			// casts and DuckDB's spellings of operators and literals
 			return "?column?"

@@ -74,8 +74,11 @@
 // # Loaded-table cache
 //
 // Loaded tables are cached by (file system, table directory, snapshot id,
-// snapshot commit time, read schema id), so repeated queries at the same
-// snapshot do not reload; epochs that share a snapshot share the load.
+// snapshot commit time, read schema id, that schema's creation time and
+// columns), so repeated queries at the same snapshot do not reload;
+// [cache-identity] a table dropped and created again under its name,
+// which reuses the directory and the ids, never reads the old table's
+// entry; epochs that share a snapshot share the load.
 // Concurrent requests for one key share a single load. [cache-bounded]
 // The cache holds at most Options.CacheTables tables and CacheRows rows;
 // after each load and each query, least recently used tables are dropped
@@ -204,6 +207,42 @@
 // a series over integer literals that fit an integer is of type integer
 // (DuckDB's is bigint), by wrapping the call in a subquery that casts it.
 //
+// # Relations given by value [relations]
+//
+// QueryRelations and DescribeRelations run a SELECT over relations whose
+// rows the caller gives (Relation: a name, columns, rows), such as the
+// query server's system tables: each is loaded into a DuckDB table of its
+// own for that query only, never cached, bound by its name as an input is
+// ([names-per-query]) and dropped when the query ends.
+//
+// # avg of integers [avg-numeric]
+//
+// PostgreSQL's avg of smallint, integer and bigint is NUMERIC, exact
+// (DuckDB's is DOUBLE PRECISION, 4.611686018427388e+18 for a bigint
+// mean). A plain call avg(x) is renamed to the macro strata_avg
+// (avgAsNumeric), whose overloads for DuckDB's integer types divide the
+// exact sum by the count in integers and give DECIMAL(38,16), rounded
+// half away from zero, and whose other overload is DuckDB's avg. Sixteen
+// fractional digits are what PostgreSQL prints for a mean between 1 and
+// 9999 (1.5000000000000000); PostgreSQL's scale depends on the sizes of
+// the sum and the count (20 digits below 1, 12 from 10000, 0 from
+// 10^16), which one DuckDB column type cannot follow (Known gaps). avg
+// with DISTINCT, FILTER or OVER keeps DuckDB's avg: a macro cannot take
+// them.
+//
+// # Keywords as names [duck-keywords]
+//
+// Some words are names for PostgreSQL (unreserved keywords such as by,
+// at, columns, generated, or no keywords at all, as qualify and pivot)
+// but keywords DuckDB's parser does not take as a bare column or table
+// name. Before DuckDB sees a query (in References, Query, Describe and
+// Verify) each such bare word is quoted (quoteDuckKeywords), except where
+// PostgreSQL's grammar makes it a keyword: by after GROUP, ORDER,
+// PARTITION or FIRST, at before TIME or LOCAL, and a word before "(".
+// DuckDB's own syntax spelled with these words (QUALIFY, PIVOT, ASOF
+// JOIN, x GLOB y) is therefore not available: a query means what it
+// means in PostgreSQL.
+//
 // # Lookup tables [lookup]
 //
 // LOOKUP(t) after FROM, JOIN or a comma is rewritten to t before DuckDB
@@ -230,10 +269,11 @@
 // distinct row with the number of times it is missing or extra. Computed
 // values are first cast to the stored columns' types, and rows compare by
 // types.Compare, so NUMERIC 1.5 equals 1.50 and -0.0 equals 0.
-// [verify-approx] DuckDB computes avg (and other statistics) in DOUBLE
-// PRECISION where PostgreSQL gives exact NUMERIC; against an unconstrained
-// NUMERIC column such values compare at float precision (both sides
-// through float8, 15 significant digits).
+// [verify-approx] DuckDB computes avg of floats and decimals (and other
+// statistics) in DOUBLE PRECISION where PostgreSQL gives exact NUMERIC,
+// and avg of integers at a fixed 16 digits ([avg-numeric]); against an
+// unconstrained NUMERIC column such values compare at float precision
+// (both sides through float8, 15 significant digits).
 //
 // # psql's catalog queries [catalog-emulation]
 //
@@ -288,9 +328,14 @@
 //
 // # Known gaps
 //
-//   - avg of integers is DOUBLE PRECISION (PostgreSQL: NUMERIC), and a
-//     cast to NUMERIC without precision is DuckDB's DECIMAL(18,3), which
-//     keeps three fractional digits where PostgreSQL keeps all.
+//   - avg of integers ([avg-numeric]) always has 16 fractional digits,
+//     where PostgreSQL prints 20 for a mean below 1 in magnitude, 12 from
+//     10000, down to 0 from 10^16 (4611686018427387903.2500000000000000
+//     where PostgreSQL 15 prints 4611686018427387903); with DISTINCT,
+//     FILTER or OVER it is DOUBLE PRECISION, and so is avg of NUMERIC
+//     and of floats (PostgreSQL: NUMERIC for NUMERIC). A cast to NUMERIC
+//     without precision is DuckDB's DECIMAL(18,3), which keeps three
+//     fractional digits where PostgreSQL keeps all.
 //     VARCHAR(n) and CHAR(n) columns come back as TEXT.
 //   - A CHAR(n) column reads without its trailing blanks ([char-trimmed]
 //     in connstate.go), which is PostgreSQL's meaning wherever the value

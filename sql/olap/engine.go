@@ -151,7 +151,7 @@ func Open(opts Options) (*Engine, error) {
 	e := &Engine{connector: connector, db: db, parquetDirs: opts.ParquetDirs}
 	e.mu.conns = map[any]*connState{}
 	db.SetMaxIdleConns(16) // keep connections, and the names bound on them, between queries
-	for _, q := range append(append([]string{"CREATE SCHEMA " + dataSchema}, divisionMacros...), compatMacros...) {
+	for _, q := range append(append([]string{"CREATE SCHEMA " + dataSchema, avgMacro()}, divisionMacros...), compatMacros...) {
 		if _, err := db.Exec(q); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("olap: open DuckDB: %w", err)
@@ -218,17 +218,13 @@ func (e *Engine) dropSchema(name string) {
 // DuckDB accepts it, over inputs, each read at its epoch with merge on
 // read. Errors are *sqlerr.Error values (see mapError).
 func (e *Engine) Query(ctx context.Context, inputs []Input, sqlText string, opts QueryOptions) (*Result, error) {
-	args := make([]driver.NamedValue, len(opts.Params))
-	for i, p := range opts.Params {
-		v, err := paramValue(p)
-		if err != nil {
-			return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("parameter $%d: %w", i+1, err))
-		}
-		args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	args, err := queryArgs(opts.Params)
+	if err != nil {
+		return nil, err
 	}
 	sqlText = castNumericParams(sqlText, opts.Params)
 	var res *Result
-	err := e.withInputs(ctx, inputs, sqlText, opts.Location, func(conn *sql.Conn, rewritten string) error {
+	err = e.withInputs(ctx, inputs, sqlText, opts.Location, func(conn *sql.Conn, rewritten string) error {
 		var err error
 		res, err = runSelect(ctx, conn, rewritten, opts.MaxRows, args...)
 		return err
@@ -237,6 +233,19 @@ func (e *Engine) Query(ctx context.Context, inputs []Input, sqlText string, opts
 		return nil, canceled(ctx, err)
 	}
 	return res, nil
+}
+
+// queryArgs are the driver's values of a query's parameters $1..$n.
+func queryArgs(params []types.Datum) ([]driver.NamedValue, error) {
+	args := make([]driver.NamedValue, len(params))
+	for i, p := range params {
+		v, err := paramValue(p)
+		if err != nil {
+			return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("parameter $%d: %w", i+1, err))
+		}
+		args[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return args, nil
 }
 
 // Describe prepares sqlText over inputs without running it and returns its
@@ -261,11 +270,10 @@ func (e *Engine) Describe(ctx context.Context, inputs []Input, sqlText string) (
 // ([names-per-query]), sets the time zone (nil: UTC) and calls fn with the
 // connection and the rewritten SQL; then it releases the loaded tables.
 func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string, loc *time.Location, fn func(conn *sql.Conn, rewritten string) error) error {
-	bindings, rewritten, err := bindNames(inputs, unwrapLookup(sqlText))
+	bindings, rewritten, err := rewriteQuery(inputs, sqlText)
 	if err != nil {
 		return err
 	}
-	rewritten = seriesAsPostgres(regexLiterals(rewritten))
 	entries := make([]*entry, len(inputs))
 	defer func() {
 		for _, en := range entries {
@@ -274,11 +282,31 @@ func (e *Engine) withInputs(ctx context.Context, inputs []Input, sqlText string,
 			}
 		}
 	}()
-	want := map[string]string{}
 	for i, in := range inputs {
 		if entries[i], err = e.acquireInput(ctx, in); err != nil {
 			return err
 		}
+	}
+	return e.onConn(ctx, inputs, bindings, entries, rewritten, loc, fn)
+}
+
+// rewriteQuery turns a user's SELECT over inputs into the text DuckDB
+// runs: LOOKUP unwrapped, keywords quoted, input names bound, regular
+// expressions, generate_series and avg made PostgreSQL's.
+func rewriteQuery(inputs []Input, sqlText string) ([]binding, string, error) {
+	bindings, rewritten, err := bindNames(inputs, quoteDuckKeywords(unwrapLookup(sqlText)))
+	if err != nil {
+		return nil, "", err
+	}
+	return bindings, avgAsNumeric(seriesAsPostgres(regexLiterals(rewritten))), nil
+}
+
+// onConn binds each input's names to its loaded table (entries, in the
+// order of inputs) on a connection of its own, sets the time zone and
+// calls fn with the connection and rewritten, division guarded.
+func (e *Engine) onConn(ctx context.Context, inputs []Input, bindings []binding, entries []*entry, rewritten string, loc *time.Location, fn func(conn *sql.Conn, rewritten string) error) error {
+	want := map[string]string{}
+	for i, in := range inputs {
 		for _, v := range bindings[i].views {
 			want[v] = viewBody(entries[i], in.Multiset)
 		}

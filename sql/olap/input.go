@@ -46,7 +46,7 @@ func (e *Engine) acquireInput(ctx context.Context, in Input) (*entry, error) {
 	if err != nil {
 		return nil, storeError(fmt.Errorf("table %s: %w", in.Name, err))
 	}
-	key := cacheKey{fs: fsKey(st.FS, st), dir: st.Dir, schema: sc.ID}
+	key := cacheKey{fs: fsKey(st.FS, st), dir: st.Dir, schema: sc.ID, schemaTime: sc.TimeMillis, columns: schemaColumns(sc)}
 	if sn != nil {
 		key.snapshot, key.snapTime = sn.ID, sn.TimeMillis
 	}

@@ -88,6 +88,8 @@ func figureName(m map[string]any) string {
 			return "count"
 		case fn == "list_value":
 			return "array"
+		case fn == avgMacroName:
+			return "avg"
 		case strings.HasPrefix(fn, "strata_"), fn == "regexp_full_match":
 			return "?column?" // an operator DuckDB spells as a function
 		case fn != "":

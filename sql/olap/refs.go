@@ -27,7 +27,7 @@ func (e *Engine) ReferencedTables(ctx context.Context, sqlText string) ([]string
 // names of the table functions sqlText calls in FROM clauses
 // (generate_series), without repeats.
 func (e *Engine) References(ctx context.Context, sqlText string) (tables, functions []string, err error) {
-	sqlText = unwrapLookup(sqlText)
+	sqlText = quoteDuckKeywords(unwrapLookup(sqlText))
 	var tree string
 	if err := e.db.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sqlText).Scan(&tree); err != nil {
 		return nil, nil, mapError(err)
