@@ -218,13 +218,25 @@ func (e *Engine) dropSchema(name string) {
 // DuckDB accepts it, over inputs, each read at its epoch with merge on
 // read. Errors are *sqlerr.Error values (see mapError).
 func (e *Engine) Query(ctx context.Context, inputs []Input, sqlText string, opts QueryOptions) (*Result, error) {
+	return queryWith(ctx, sqlText, opts, func(sqlText string, fn connFunc) error {
+		return e.withInputs(ctx, inputs, sqlText, opts.Location, fn)
+	})
+}
+
+// connFunc is what withInputs and withRelations call with the connection
+// and the rewritten SQL.
+type connFunc = func(conn *sql.Conn, rewritten string) error
+
+// queryWith runs the SELECT sqlText with opts' parameters on the
+// connection with gives it (Query over tables, QueryRelations over
+// relations).
+func queryWith(ctx context.Context, sqlText string, opts QueryOptions, with func(sqlText string, fn connFunc) error) (*Result, error) {
 	args, err := queryArgs(opts.Params)
 	if err != nil {
 		return nil, err
 	}
-	sqlText = castNumericParams(sqlText, opts.Params)
 	var res *Result
-	err = e.withInputs(ctx, inputs, sqlText, opts.Location, func(conn *sql.Conn, rewritten string) error {
+	err = with(castNumericParams(sqlText, opts.Params), func(conn *sql.Conn, rewritten string) error {
 		var err error
 		res, err = runSelect(ctx, conn, rewritten, opts.MaxRows, args...)
 		return err
@@ -233,6 +245,22 @@ func (e *Engine) Query(ctx context.Context, inputs []Input, sqlText string, opts
 		return nil, canceled(ctx, err)
 	}
 	return res, nil
+}
+
+// describeWith prepares a SELECT on the connection with gives it and
+// returns its columns and parameter types (Describe, DescribeRelations).
+func describeWith(ctx context.Context, with func(fn connFunc) error) ([]Column, []types.Type, error) {
+	var cols []Column
+	var params []types.Type
+	err := with(func(conn *sql.Conn, rewritten string) error {
+		var err error
+		cols, params, err = describeSelect(ctx, conn, rewritten)
+		return err
+	})
+	if err != nil {
+		return nil, nil, canceled(ctx, err)
+	}
+	return cols, params, nil
 }
 
 // queryArgs are the driver's values of a query's parameters $1..$n.
@@ -253,17 +281,7 @@ func queryArgs(params []types.Datum) ([]driver.NamedValue, error) {
 // parameter whose type DuckDB cannot infer (SELECT $1) is types.Unknown.
 // The inputs are loaded, so a following Query reuses them.
 func (e *Engine) Describe(ctx context.Context, inputs []Input, sqlText string) ([]Column, []types.Type, error) {
-	var cols []Column
-	var params []types.Type
-	err := e.withInputs(ctx, inputs, sqlText, nil, func(conn *sql.Conn, rewritten string) error {
-		var err error
-		cols, params, err = describeSelect(ctx, conn, rewritten)
-		return err
-	})
-	if err != nil {
-		return nil, nil, canceled(ctx, err)
-	}
-	return cols, params, nil
+	return describeWith(ctx, func(fn connFunc) error { return e.withInputs(ctx, inputs, sqlText, nil, fn) })
 }
 
 // withInputs loads inputs, binds their names on a connection of its own

@@ -33,37 +33,15 @@ var relationSeq atomic.Uint64
 // not cached) and dropped when the query ends. Errors are *sqlerr.Error
 // values.
 func (e *Engine) QueryRelations(ctx context.Context, rels []Relation, sqlText string, opts QueryOptions) (*Result, error) {
-	args, err := queryArgs(opts.Params)
-	if err != nil {
-		return nil, err
-	}
-	sqlText = castNumericParams(sqlText, opts.Params)
-	var res *Result
-	err = e.withRelations(ctx, rels, sqlText, opts.Location, func(conn *sql.Conn, rewritten string) error {
-		var err error
-		res, err = runSelect(ctx, conn, rewritten, opts.MaxRows, args...)
-		return err
+	return queryWith(ctx, sqlText, opts, func(sqlText string, fn connFunc) error {
+		return e.withRelations(ctx, rels, sqlText, opts.Location, fn)
 	})
-	if err != nil {
-		return nil, canceled(ctx, err)
-	}
-	return res, nil
 }
 
 // DescribeRelations prepares sqlText over rels without running it, as
 // Describe does over tables.
 func (e *Engine) DescribeRelations(ctx context.Context, rels []Relation, sqlText string) ([]Column, []types.Type, error) {
-	var cols []Column
-	var params []types.Type
-	err := e.withRelations(ctx, rels, sqlText, nil, func(conn *sql.Conn, rewritten string) error {
-		var err error
-		cols, params, err = describeSelect(ctx, conn, rewritten)
-		return err
-	})
-	if err != nil {
-		return nil, nil, canceled(ctx, err)
-	}
-	return cols, params, nil
+	return describeWith(ctx, func(fn connFunc) error { return e.withRelations(ctx, rels, sqlText, nil, fn) })
 }
 
 // withRelations loads rels into DuckDB tables of their own, binds their
