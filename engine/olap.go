@@ -15,6 +15,7 @@ import (
 	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/sql/sqlerr"
 	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/schema"
 )
 
 // olapEngine returns the instance's embedded DuckDB engine, opening it on
@@ -171,6 +172,12 @@ func (e *Engine) RunOLAP(ctx context.Context, q *OLAPQuery, text string, spec Re
 	return res, epochs, nil
 }
 
+// KeyMayBeNull reports whether a column of table t's key may hold NULL: a
+// view's key derived from nullable columns (a FULL JOIN's, a GROUP BY key
+// with NULLs), stored with the table store's nullable-key option, where
+// NULL keys form one group. Such a key is unique but not a primary key.
+func KeyMayBeNull(t catalog.Table) bool { return t.Options[schema.OptionNullableKey] == "true" }
+
 // CatalogObjects describes every table and view of database db for the
 // emulated pg_catalog (psql's \dt and \d).
 func (e *Engine) CatalogObjects(ctx context.Context, db string) ([]olap.TableInfo, error) {
@@ -191,6 +198,7 @@ func (e *Engine) CatalogObjects(ctx context.Context, db string) ([]olap.TableInf
 		}
 		if t.Kind == catalog.KindView {
 			ti.Kind, ti.ViewDef = olap.KindMaterializedView, t.Query
+			ti.NullableKey = KeyMayBeNull(t)
 		}
 		for _, c := range t.Columns {
 			ti.Columns = append(ti.Columns, olap.ColumnInfo{Name: c.Name, Type: c.Type, NotNull: c.NotNull})

@@ -1131,8 +1131,12 @@ func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire
 	name := ddl.ObjectName(st.Name, s.db)
 	var cols []catalog.Column
 	var key []string
+	nullableKey := false
 	if t, err := cat.Table(name); err == nil {
 		cols, key = t.Columns, t.PrimaryKey
+		// A view's key derived from nullable columns may hold NULL: its
+		// columns keep their own nullability.
+		nullableKey = engine.KeyMayBeNull(t)
 		if t.Options[engine.OptionMultiset] != "" {
 			key = nil // keyed by all columns to count copies, not a unique key
 		}
@@ -1144,7 +1148,7 @@ func (s *Session) describeObject(ctx context.Context, st *ddl.Describe) (*pgwire
 	var rows [][]string
 	for _, c := range cols {
 		inKey := slices.Contains(key, c.Name)
-		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull && !inKey), strconv.FormatBool(inKey)})
+		rows = append(rows, []string{c.Name, c.Type.String(), strconv.FormatBool(!c.NotNull && !(inKey && !nullableKey)), strconv.FormatBool(inKey)})
 	}
 	cs, _ := s.describe(ctx, st, nil)
 	return &pgwire.Result{Columns: cs, Rows: rowsOf(rows...), Tag: fmt.Sprintf("DESCRIBE %d", len(rows))}, nil

@@ -39,6 +39,13 @@ type TableInfo struct {
 	// PrimaryKey names the key columns in key order; it shows as an index
 	// "<name>_pkey" and a PRIMARY KEY constraint.
 	PrimaryKey []string
+	// NullableKey says that a key column may hold NULL (a materialized
+	// view's key derived from nullable columns, such as a FULL JOIN's or a
+	// GROUP BY key with NULLs, where NULL keys form one group): the key
+	// then shows as a UNIQUE NULLS NOT DISTINCT index and constraint
+	// "<name>_key" (PostgreSQL 15's form for that), not a primary key, and
+	// key columns show their own nullability instead of NOT NULL.
+	NullableKey bool
 	// Owner is the owner's role name ("strata" if empty).
 	Owner string
 	// ViewDef is a view's SELECT, for pg_get_viewdef.
@@ -256,7 +263,7 @@ func buildCatalog(objects []TableInfo) []catalogTable {
 			tid, mod := typeOID(c.Type)
 			notNull := c.NotNull
 			for _, k := range o.PrimaryKey {
-				if k == c.Name {
+				if k == c.Name && !o.NullableKey {
 					notNull = true
 				}
 			}
@@ -277,15 +284,18 @@ func buildCatalog(objects []TableInfo) []catalogTable {
 		}
 		idxOID, conOID := next, next+1
 		next += 2
-		idxName := o.Name + "_pkey"
+		idxName, conType, conDef, nullsClause := o.Name+"_pkey", "p", "PRIMARY KEY", ""
+		if o.NullableKey {
+			idxName, conType, conDef, nullsClause = o.Name+"_key", "u", "UNIQUE NULLS NOT DISTINCT", " NULLS NOT DISTINCT"
+		}
 		class.rows = append(class.rows, []any{idxOID, idxName, nsp, 0, 0, oidOwner, oidBtree, idxOID, 0, 0, -1.0, 0, 0,
 			false, false, "p", "i", len(keyNums), 0, false, false, false, false, false, true, "n", false, 0, nil, nil, nil, nil, 0})
-		def := fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s.%s USING btree (%s)", quoteIdentIfNeeded(idxName),
-			quoteIdentIfNeeded(schemaName), quoteIdentIfNeeded(o.Name), strings.Join(keyNames, ", "))
-		index.rows = append(index.rows, []any{idxOID, relOID, len(keyNums), len(keyNums), true, false, true, false, true,
+		def := fmt.Sprintf("CREATE UNIQUE INDEX %s ON %s.%s USING btree (%s)%s", quoteIdentIfNeeded(idxName),
+			quoteIdentIfNeeded(schemaName), quoteIdentIfNeeded(o.Name), strings.Join(keyNames, ", "), nullsClause)
+		index.rows = append(index.rows, []any{idxOID, relOID, len(keyNums), len(keyNums), true, o.NullableKey, !o.NullableKey, false, true,
 			false, true, false, true, true, false, keyNums, nil, nil, def})
-		cons.rows = append(cons.rows, []any{conOID, idxName, nsp, "p", false, false, true, relOID, 0, idxOID, 0, 0, " ", " ", " ",
-			true, 0, true, keyNums, nil, nil, "PRIMARY KEY (" + strings.Join(keyNames, ", ") + ")"})
+		cons.rows = append(cons.rows, []any{conOID, idxName, nsp, conType, false, false, true, relOID, 0, idxOID, 0, 0, " ", " ", " ",
+			true, 0, true, keyNums, nil, nil, conDef + " (" + strings.Join(keyNames, ", ") + ")"})
 	}
 	db := &catalogTable{name: "pg_database", cols: "oid BIGINT, datname VARCHAR, datdba BIGINT, encoding INTEGER, datlocprovider VARCHAR, datistemplate BOOLEAN, datallowconn BOOLEAN, datconnlimit INTEGER, datcollate VARCHAR, datctype VARCHAR, daticulocale VARCHAR, datcollversion VARCHAR, datacl VARCHAR[]"}
 	dbs := map[string]bool{}
