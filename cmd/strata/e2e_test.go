@@ -72,7 +72,7 @@ SELECT nope FROM orders;
 		" public | orders    | table | strata",
 		`Materialized view "public.revenue"`,
 		" total  | numeric |",
-		`"revenue_pkey" PRIMARY KEY, btree (name)`,
+		`"revenue_key" UNIQUE CONSTRAINT, btree (name) NULLS NOT DISTINCT`,
 		"ERROR:  42703:",
 	} {
 		if !strings.Contains(out, want) {
