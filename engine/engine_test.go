@@ -234,12 +234,17 @@ func TestRefusals(t *testing.T) {
 	if after.Version() != before.Version() {
 		t.Fatalf("catalog changed from version %d to %d", before.Version(), after.Version())
 	}
-	// A view depends on t: dropping t is refused, CASCADE drops both.
+	// Two views depend on t: dropping t is refused naming both, CASCADE
+	// drops all three.
 	if err := e.CreateView(ctx, v1Name, v1Query, nil, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Drop(ctx, "table", tName, false, false); sqlerr.Code(err) != sqlerr.DependentObjectsStillExist {
-		t.Fatalf("drop of a table a view reads: %v", err)
+	if err := e.CreateView(ctx, v2Name, v1Query, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	err = e.Drop(ctx, "table", tName, false, false)
+	if sqlerr.Code(err) != sqlerr.DependentObjectsStillExist || !strings.Contains(err.Error(), "because v1, v2 depend on it") {
+		t.Fatalf("drop of a table two views read: %v", err)
 	}
 	if err := e.Drop(ctx, "table", tName, false, true); err != nil {
 		t.Fatal(err)

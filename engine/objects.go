@@ -549,10 +549,11 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 		}
 		return e.drop(ctx, what, name, ifExists, cascade)
 	}
-	var writer string
-	for _, j := range cat.Jobs() {
-		for _, r := range j.Reads {
-			if r != name {
+	if !cascade {
+		// Every dependent is named, as PostgreSQL lists them all.
+		var dependents []string
+		for _, j := range cat.Jobs() {
+			if !slices.Contains(j.Reads, name) {
 				continue
 			}
 			dependent := j.Name
@@ -561,9 +562,24 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 			} else if len(j.Writes) > 0 {
 				dependent = j.Writes[0].Name
 			}
-			if !cascade {
-				return sqlerr.New(sqlerr.DependentObjectsStillExist,
-					"cannot drop %s %s because %s depends on it (use DROP ... CASCADE to drop the dependent objects too)", what, name.Name, dependent)
+			dependents = append(dependents, dependent)
+		}
+		if len(dependents) > 0 {
+			slices.Sort(dependents)
+			verb := "depend"
+			if len(dependents) == 1 {
+				verb = "depends"
+			}
+			return sqlerr.New(sqlerr.DependentObjectsStillExist,
+				"cannot drop %s %s because %s %s on it (use DROP ... CASCADE to drop the dependent objects too)",
+				what, name.Name, strings.Join(dependents, ", "), verb)
+		}
+	}
+	var writer string
+	for _, j := range cat.Jobs() {
+		for _, r := range j.Reads {
+			if r != name {
+				continue
 			}
 			if isSinkJob(j) {
 				// A sink reading it goes; the table it wrote stays.
