@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/stratadb/strata/internal/pgtest"
 )
 
 // TestPsqlCommands runs Debian's psql against the server: \dx lists no
@@ -20,7 +22,9 @@ import (
 func TestPsqlCommands(t *testing.T) {
 	psql, err := osexec.LookPath("psql")
 	if err != nil {
-		t.Skip("psql is not installed")
+		// Debian's postgresql package brings psql, as the CDC tests
+		// install it.
+		psql = pgtest.Psql(t)
 	}
 	s, c := startConn(t)
 	exec(t, c, "CREATE TABLE ct (id INT PRIMARY KEY, c CHAR(3))")

@@ -63,6 +63,26 @@ func Start(tb testing.TB) *Server {
 	return s
 }
 
+// Psql returns the path of the psql client of the PostgreSQL installation
+// Start uses (installing Debian's postgresql package as Start does when
+// none is found). It skips tb when PostgreSQL is unavailable
+// (ErrUnavailable), as Start does.
+func Psql(tb testing.TB) string {
+	tb.Helper()
+	bin, err := findOrInstall()
+	if errors.Is(err, ErrUnavailable) {
+		tb.Skipf("%v", err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := filepath.Join(bin, "psql")
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("pgtest: no psql beside initdb in %s: %v", bin, err)
+	}
+	return p
+}
+
 // StartServer starts a server; the caller stops it with Stop. It returns
 // an error wrapping ErrUnavailable when no installation can be had.
 func StartServer() (*Server, error) {
