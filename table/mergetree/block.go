@@ -244,15 +244,52 @@ func eachGroupTwo(a, b *record.Block, ia, ib int32, group []record.Ref, fn func(
 
 // BlockIterator walks sorted runs in (key, seq) order, a key at a time.
 type BlockIterator struct {
-	runs []*record.Block
-	pos  []int
-	heap []int // run indexes, a min-heap on the runs' current records
+	runHeap
+}
+
+// runHeap is a k-way merge's state: run i's current block and position
+// in it, and the indexes of the runs with records left as a min-heap on
+// their current records by (key, seq). BlockIterator and the streaming
+// merge share it.
+type runHeap struct {
+	blocks []*record.Block
+	pos    []int
+	heap   []int
+}
+
+func (h *runHeap) less(a, b int) bool {
+	ra, rb := h.heap[a], h.heap[b]
+	ba, bb := h.blocks[ra], h.blocks[rb]
+	pa, pb := h.pos[ra], h.pos[rb]
+	if c := record.CompareKeys(ba.Key(pa), bb.Key(pb)); c != 0 {
+		return c < 0
+	}
+	return ba.Seqs[pa] < bb.Seqs[pb]
+}
+
+func (h *runHeap) down(i int) {
+	n := len(h.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.heap[i], h.heap[m] = h.heap[m], h.heap[i]
+		i = m
+	}
 }
 
 // NewBlockIterator returns an iterator over runs, each sorted by (key,
 // seq).
 func NewBlockIterator(runs []*record.Block) *BlockIterator {
-	it := &BlockIterator{runs: runs, pos: make([]int, len(runs))}
+	it := &BlockIterator{runHeap{blocks: runs, pos: make([]int, len(runs))}}
 	for i, r := range runs {
 		if r.Len() > 0 {
 			it.heap = append(it.heap, i)
@@ -264,41 +301,12 @@ func NewBlockIterator(runs []*record.Block) *BlockIterator {
 	return it
 }
 
-func (it *BlockIterator) less(a, b int) bool {
-	ra, rb := it.heap[a], it.heap[b]
-	ba, bb := it.runs[ra], it.runs[rb]
-	pa, pb := it.pos[ra], it.pos[rb]
-	if c := record.CompareKeys(ba.Key(pa), bb.Key(pb)); c != 0 {
-		return c < 0
-	}
-	return ba.Seqs[pa] < bb.Seqs[pb]
-}
-
-func (it *BlockIterator) down(i int) {
-	n := len(it.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && it.less(r, l) {
-			m = r
-		}
-		if !it.less(m, i) {
-			return
-		}
-		it.heap[i], it.heap[m] = it.heap[m], it.heap[i]
-		i = m
-	}
-}
-
 // pop returns the smallest current record and advances its run.
 func (it *BlockIterator) pop() record.Ref {
 	r := it.heap[0]
 	ref := record.Ref{Block: int32(r), Row: int32(it.pos[r])}
 	it.pos[r]++
-	if it.pos[r] == it.runs[r].Len() {
+	if it.pos[r] == it.blocks[r].Len() {
 		last := len(it.heap) - 1
 		it.heap[0] = it.heap[last]
 		it.heap = it.heap[:last]
@@ -317,10 +325,10 @@ func (it *BlockIterator) NextKey(dst []record.Ref) []record.Ref {
 	}
 	first := it.pop()
 	dst = append(dst, first)
-	key := it.runs[first.Block].Key(int(first.Row))
+	key := it.blocks[first.Block].Key(int(first.Row))
 	for len(it.heap) > 0 {
 		r := it.heap[0]
-		if !bytes.Equal(it.runs[r].Key(it.pos[r]), key) {
+		if !bytes.Equal(it.blocks[r].Key(it.pos[r]), key) {
 			break
 		}
 		dst = append(dst, it.pop())

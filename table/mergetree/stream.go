@@ -76,7 +76,7 @@ const mergeBatch = 1024
 // out.
 func MergeRuns(ts []types.Type, runs []RunReader, f Func, dropRetracts bool, lim Limits, emit func(*record.Block) error) (MergeStats, error) {
 	m := &streamMerge{ts: ts, runs: runs, f: f, dedupe: IsDeduplicate(f), drop: dropRetracts, lim: lim, emit: emit,
-		cur: make([]*record.Block, len(runs)), pos: make([]int, len(runs)), src: make([]int32, len(runs))}
+		runHeap: runHeap{blocks: make([]*record.Block, len(runs)), pos: make([]int, len(runs))}, src: make([]int32, len(runs))}
 	m.lim.Rows = max(m.lim.Rows, 1)
 	m.out = record.NewBlock(ts, true, m.capacity())
 	for i := range runs {
@@ -129,10 +129,11 @@ type streamMerge struct {
 	lim    Limits
 	emit   func(*record.Block) error
 
-	cur  []*record.Block // run i's current block
-	pos  []int           // run i's position in cur[i]
-	src  []int32         // cur[i]'s index in srcs
-	heap []int           // runs with records left, a min-heap on their current records
+	// runHeap holds run i's current block (blocks[i]), its position in
+	// it (pos[i]) and the runs with records left as a min-heap on their
+	// current records.
+	runHeap
+	src []int32 // blocks[i]'s index in srcs
 
 	// srcs are the blocks refs and the output's strings may point into:
 	// the runs' current blocks and those they moved past since the last
@@ -174,45 +175,16 @@ func (m *streamMerge) load(i int) (bool, error) {
 			return false, err
 		}
 		if blk == nil {
-			m.cur[i] = nil
+			m.blocks[i] = nil
 			return false, nil
 		}
 		if blk.Len() == 0 {
 			continue
 		}
-		m.cur[i], m.pos[i], m.src[i] = blk, 0, int32(len(m.srcs))
+		m.blocks[i], m.pos[i], m.src[i] = blk, 0, int32(len(m.srcs))
 		m.srcs = append(m.srcs, blk)
 		m.stats.MaxHeld = max(m.stats.MaxHeld, len(m.srcs))
 		return true, nil
-	}
-}
-
-func (m *streamMerge) less(a, b int) bool {
-	ra, rb := m.heap[a], m.heap[b]
-	ba, bb := m.cur[ra], m.cur[rb]
-	pa, pb := m.pos[ra], m.pos[rb]
-	if c := record.CompareKeys(ba.Key(pa), bb.Key(pb)); c != 0 {
-		return c < 0
-	}
-	return ba.Seqs[pa] < bb.Seqs[pb]
-}
-
-func (m *streamMerge) down(i int) {
-	n := len(m.heap)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		j := l
-		if r := l + 1; r < n && m.less(r, l) {
-			j = r
-		}
-		if !m.less(j, i) {
-			return
-		}
-		m.heap[i], m.heap[j] = m.heap[j], m.heap[i]
-		i = j
 	}
 }
 
@@ -222,7 +194,7 @@ func (m *streamMerge) pop() (record.Ref, error) {
 	r := m.heap[0]
 	ref := record.Ref{Block: m.src[r], Row: int32(m.pos[r])}
 	m.pos[r]++
-	if m.pos[r] == m.cur[r].Len() {
+	if m.pos[r] == m.blocks[r].Len() {
 		ok, err := m.load(r)
 		if err != nil {
 			return ref, err
@@ -252,7 +224,7 @@ func (m *streamMerge) nextKey(dst []record.Ref) ([]record.Ref, error) {
 	key := m.srcs[first.Block].Key(int(first.Row))
 	for len(m.heap) > 0 {
 		r := m.heap[0]
-		if !bytes.Equal(m.cur[r].Key(m.pos[r]), key) {
+		if !bytes.Equal(m.blocks[r].Key(m.pos[r]), key) {
 			break
 		}
 		ref, err := m.pop()
@@ -294,12 +266,12 @@ func (m *streamMerge) tryBulk() bool {
 // records it took.
 func (m *streamMerge) bulk() int {
 	r := m.heap[0]
-	blk, p := m.cur[r], m.pos[r]
+	blk, p := m.blocks[r], m.pos[r]
 	var bound []byte // the smallest current key of the other runs
 	for _, i := range []int{1, 2} {
 		if i < len(m.heap) {
 			o := m.heap[i]
-			if k := m.cur[o].Key(m.pos[o]); bound == nil || record.CompareKeys(k, bound) < 0 {
+			if k := m.blocks[o].Key(m.pos[o]); bound == nil || record.CompareKeys(k, bound) < 0 {
 				bound = k
 			}
 		}
@@ -405,7 +377,7 @@ func (m *streamMerge) flush() {
 	srcs := make([]*record.Block, 0, len(m.runs))
 	for _, r := range m.heap {
 		m.src[r] = int32(len(srcs))
-		srcs = append(srcs, m.cur[r])
+		srcs = append(srcs, m.blocks[r])
 	}
 	m.srcs = srcs
 }
