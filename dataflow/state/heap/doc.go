@@ -10,7 +10,8 @@
 // namespace.
 //
 // Snapshots are asynchronous for the arena part (state.AsyncSnapshotter):
-// the synchronous part encodes the map entries and copies the arena's
+// the synchronous part encodes the map entries (with shared files, only
+// those changed since the last snapshot) and copies the arena's
 // slot table; the arena itself is never written below its length
 // (invariant arena-append-only: a Set appends a new copy, a compaction
 // makes a new arena), so Encode can read it on the writer goroutine while
@@ -50,9 +51,21 @@
 // benchmark machine, XXH3 at 7.7 GB/s, and a restore hashes every live
 // namespace.
 //
+// # Incremental map snapshots
+//
+// Map and list entries have no arena: with such storage they are written
+// as a base (every entry, once) and change records (each entry changed
+// since the snapshot before, as it is at the snapshot), after Flink's
+// changelog state backend (FLIP-158); a new base comes when the changes
+// outweigh it (maplog.go, invariant map-changelog). A join's state, most
+// of it map entries, thus costs its changes per checkpoint, not its size.
+//
 // Handle formats: version 2 (without such storage; Restore also reads
 // version 1, which had no value section and kept empty user keys among
-// the namespace entries) and version 3:
+// the namespace entries), version 3 (still read) and version 4, which is
+// version 3 with the map section replaced by the map part of maplog.go
+// (an inline map section, or a base file, change files and a tail of
+// change records):
 //
 //	v2: version:1 maps nvalues:uvarint (len:uvarint ns len:uvarint value)*
 //	v3: version:1 maps nfiles:uvarint (len:uvarint name size:uvarint crc32c:4)*

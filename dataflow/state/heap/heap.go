@@ -20,6 +20,9 @@ const (
 	// (segments.go); written when the snapshot files can take them from
 	// memory (state.SharedBytes).
 	formatShared = 3
+	// formatMapLog (version 4) is version 3 with the map section written
+	// incrementally, as a base and change records (maplog.go).
+	formatMapLog = 4
 )
 
 // Backend is the heap state backend. The zero value is not usable; call
@@ -41,6 +44,8 @@ type Backend struct {
 	// prefix and seq name this backend's arena files.
 	prefix string
 	seq    uint64
+	// mlog logs the changes of m for incremental snapshots (maplog.go).
+	mlog mapLog
 }
 
 func (b *Backend) sizeHint() int { return b.lastSize + b.lastSize/8 + 64 }
@@ -76,6 +81,7 @@ func (b *Backend) Set(ns, key, value []byte) error {
 		b.m[string(ns)] = inner
 	}
 	inner[string(key)] = append([]byte(nil), value...)
+	b.mlog.note(opPut, ns, key)
 	return nil
 }
 
@@ -89,6 +95,7 @@ func (b *Backend) Delete(ns, key []byte) error {
 	if !ok {
 		return nil
 	}
+	b.mlog.note(opDelete, ns, key)
 	delete(inner, string(key))
 	if len(inner) == 0 {
 		delete(b.m, string(ns))
@@ -123,6 +130,9 @@ func (b *Backend) Iterate(ns []byte, fn func(key, value []byte) error) error {
 
 // DeleteNamespace implements state.Backend.
 func (b *Backend) DeleteNamespace(ns []byte) error {
+	if _, ok := b.m[string(ns)]; ok {
+		b.mlog.note(opDeleteNS, ns, nil)
+	}
 	delete(b.m, string(ns))
 	b.v.del(ns)
 	return nil
@@ -153,28 +163,23 @@ func (b *Backend) Snapshot(id base.CheckpointID, files state.SnapshotFiles) (sta
 // files straight into the arena on every core.
 func (b *Backend) SnapshotAsync(_ base.CheckpointID, files state.SnapshotFiles) (state.Snapshot, error) {
 	sb, shared := files.(state.SharedBytes)
-	out := make([]byte, 0, b.sizeHint())
 	if shared {
-		out = append(out, formatShared)
-	} else {
-		out = append(out, formatVersion)
-	}
-	out = binary.AppendUvarint(out, uint64(len(b.m)))
-	for ns, inner := range b.m {
-		out = binary.AppendUvarint(out, uint64(len(ns)))
-		out = append(out, ns...)
-		out = binary.AppendUvarint(out, uint64(len(inner)))
-		for k, v := range inner {
-			out = binary.AppendUvarint(out, uint64(len(k)))
-			out = append(out, k...)
-			out = binary.AppendUvarint(out, uint64(len(v)))
-			out = append(out, v...)
+		out, maps := b.mapSection([]byte{formatMapLog})
+		sn := b.snapshotShared(out, sb)
+		for _, f := range maps {
+			sn.Shared = append(sn.Shared, f.name)
 		}
+		uploadArena := sn.Upload
+		sn.Upload = func() error {
+			if err := uploadMaps(maps, sb); err != nil {
+				return err
+			}
+			return uploadArena()
+		}
+		return sn, nil
 	}
+	out := encodeMaps(append(make([]byte, 0, b.sizeHint()), formatVersion), b.m)
 	b.lastSize = len(out)
-	if shared {
-		return b.snapshotShared(out, sb), nil
-	}
 	f := b.v.freeze()
 	return state.Snapshot{Encode: func() ([]byte, error) {
 		size := len(out) + binary.MaxVarintLen64
@@ -202,10 +207,47 @@ func Restore(handle []byte, files state.SnapshotFiles) (*Backend, error) {
 	bad := func(what string) error {
 		return fmt.Errorf("heap state handle: %s: %w", what, base.ErrCorruption)
 	}
-	if len(handle) < 1 || handle[0] < formatV1 || handle[0] > formatShared {
+	if len(handle) < 1 || handle[0] < formatV1 || handle[0] > formatMapLog {
 		return nil, bad("missing or unknown version")
 	}
 	p := handle[1:]
+	b := New()
+	if handle[0] == formatMapLog {
+		var err error
+		if p, err = b.restoreMaps(p, files); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if p, err = b.readMaps(p); err != nil {
+			return nil, err
+		}
+	}
+	switch handle[0] {
+	case formatV2:
+		var err error
+		if p, err = b.restoreValues(p); err != nil {
+			return nil, err
+		}
+	case formatShared, formatMapLog:
+		var err error
+		if p, err = b.restoreShared(p, files); err != nil {
+			return nil, err
+		}
+	}
+	if len(p) != 0 {
+		return nil, bad(fmt.Sprintf("%d trailing bytes", len(p)))
+	}
+	return b, nil
+}
+
+// readMaps reads a map section of format 1 or 2 from p into b (format 1
+// kept empty user keys there, which go to the value entries) and returns
+// what is left of p.
+func (b *Backend) readMaps(p []byte) ([]byte, error) {
+	bad := func(what string) error {
+		return fmt.Errorf("heap state handle: %s: %w", what, base.ErrCorruption)
+	}
 	uv := func() (uint64, bool) {
 		v, n := binary.Uvarint(p)
 		if n <= 0 {
@@ -223,7 +265,6 @@ func Restore(handle []byte, files state.SnapshotFiles) (*Backend, error) {
 		p = p[n:]
 		return out, true
 	}
-	b := New()
 	nns, ok := uv()
 	if !ok {
 		return nil, bad("namespace count")
@@ -255,22 +296,7 @@ func Restore(handle []byte, files state.SnapshotFiles) (*Backend, error) {
 			b.m[string(ns)] = inner
 		}
 	}
-	switch handle[0] {
-	case formatV2:
-		var err error
-		if p, err = b.restoreValues(p); err != nil {
-			return nil, err
-		}
-	case formatShared:
-		var err error
-		if p, err = b.restoreShared(p, files); err != nil {
-			return nil, err
-		}
-	}
-	if len(p) != 0 {
-		return nil, bad(fmt.Sprintf("%d trailing bytes", len(p)))
-	}
-	return b, nil
+	return p, nil
 }
 
 // restoreValues reads the value section of a version 2 handle from p into

@@ -4,11 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
-	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -93,11 +91,7 @@ func (b *Backend) segmentsFor(n int) []*segment {
 }
 
 func (b *Backend) newSegment(start, end int) *segment {
-	if b.prefix == "" {
-		b.prefix = strconv.FormatUint(rand.Uint64(), 16)
-	}
-	b.seq++
-	return &segment{name: "heap-" + b.prefix + "-" + strconv.FormatUint(b.seq, 10) + ".arena", start: start, end: end}
+	return &segment{name: b.fileName(".arena"), start: start, end: end}
 }
 
 // snapshotShared is SnapshotAsync for storage that takes shared files from
