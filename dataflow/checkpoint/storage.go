@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/stratadb/strata/internal/base"
 )
@@ -339,9 +340,25 @@ func (s *Storage) Cleanup() error {
 // incremental state backends.
 func (s *Storage) Shared() *SharedFiles { return &SharedFiles{s: s} }
 
+// SharedCounting is Shared that adds to written the bytes of every shared
+// file it stores (not those already stored): what a checkpoint's
+// incremental state added, Flink's "checkpointed data size".
+func (s *Storage) SharedCounting(written *atomic.Int64) *SharedFiles {
+	return &SharedFiles{s: s, written: written}
+}
+
 // SharedFiles stores files shared between checkpoints under
 // <root>/shared/.
-type SharedFiles struct{ s *Storage }
+type SharedFiles struct {
+	s       *Storage
+	written *atomic.Int64 // nil: not counted
+}
+
+func (f *SharedFiles) count(n int64) {
+	if f.written != nil {
+		f.written.Add(n)
+	}
+}
 
 // WriteShared copies localPath in as shared file name unless it exists.
 func (f *SharedFiles) WriteShared(name, localPath string) (int64, error) {
@@ -361,6 +378,7 @@ func (f *SharedFiles) WriteShared(name, localPath string) (int64, error) {
 	if err := f.s.fs.Rename(tmp, dst); err != nil {
 		return 0, fmt.Errorf("shared file %s: %w", name, err)
 	}
+	f.count(n)
 	return n, f.s.fs.SyncDir(dir)
 }
 
@@ -383,6 +401,7 @@ func (f *SharedFiles) WriteSharedBytes(name string, data []byte) error {
 	if err := f.s.fs.Rename(tmp, dst); err != nil {
 		return fmt.Errorf("shared file %s: %w", name, err)
 	}
+	f.count(int64(len(data)))
 	return f.s.fs.SyncDir(dir)
 }
 

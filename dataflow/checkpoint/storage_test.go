@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stratadb/strata/dataflow/barrier"
@@ -161,5 +162,36 @@ func TestSubtaskStateRoundTrip(t *testing.T) {
 		if _, err := DecodeSubtaskState(b[:i]); !errors.Is(err, base.ErrCorruption) {
 			t.Fatalf("truncated at %d: %v", i, err)
 		}
+	}
+}
+
+// TestSharedCountingCountsWhatItStores: a counting view adds the bytes of
+// the shared files it stores, and nothing for a file already stored.
+func TestSharedCountingCountsWhatItStores(t *testing.T) {
+	root := t.TempDir()
+	s := NewStorage(OSFS{}, root, 2)
+	var n atomic.Int64
+	f := s.SharedCounting(&n)
+	if err := f.WriteSharedBytes("a.arena", make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	local := filepath.Join(t.TempDir(), "x.sst")
+	if err := os.WriteFile(local, make([]byte, 300), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteShared("b.sst", local); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 1300 {
+		t.Fatalf("counted %d bytes after storing 1000 and 300, want 1300", got)
+	}
+	if err := f.WriteSharedBytes("a.arena", make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SharedCounting(&n).WriteShared("b.sst", local); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 1300 {
+		t.Fatalf("counted %d bytes after storing the same files again, want 1300", got)
 	}
 }

@@ -99,6 +99,15 @@ func (a *attempt) files() state.SnapshotFiles {
 	return a.opts.Storage.Shared()
 }
 
+// countingFiles is files that adds the bytes of the shared files it
+// stores to written.
+func (a *attempt) countingFiles(written *atomic.Int64) state.SnapshotFiles {
+	if a.opts.Storage == nil {
+		return nil
+	}
+	return a.opts.Storage.SharedCounting(written)
+}
+
 func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 	a := &attempt{job: job, opts: opts, cancel: make(chan struct{})}
 
@@ -409,7 +418,7 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 					m.Subtasks = append(m.Subtasks, r.info)
 					m.Shared = append(m.Shared, r.shared...)
 					chBytes += r.chBytes
-					stBytes += r.info.Size
+					stBytes += r.info.Size + r.sharedBytes
 				}
 				err := opts.Storage.Commit(m)
 				next := core.Persisted(act.ID, err)

@@ -171,7 +171,9 @@ type Event struct {
 	// checkpoint's encoded channel state.
 	ChannelStateBytes int64
 	// StateBytes is, for CheckpointCompleted, the total size of the
-	// subtask files.
+	// subtask files and of the shared files the checkpoint stored:
+	// incremental state counts what the checkpoint added, not the files
+	// it shares with earlier ones (Flink's checkpointed data size).
 	StateBytes int64
 	Attempt    int
 	Cause      error

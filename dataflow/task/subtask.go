@@ -24,7 +24,9 @@ type report struct {
 	info    checkpoint.FileInfo
 	shared  []string
 	chBytes int64
-	reason  string
+	// sharedBytes are the bytes of the shared files the snapshot stored.
+	sharedBytes int64
+	reason      string
 }
 
 type reportKind uint8
@@ -47,6 +49,8 @@ type pendingSnap struct {
 	channels  [][]message.Message
 	// encode, when not nil, produces handle (state.Snapshot.Encode).
 	encode func() ([]byte, error)
+	// sharedBytes counts the bytes of the shared files upload stored.
+	sharedBytes *atomic.Int64
 }
 
 // subtask is one parallel instance of a vertex, run by one goroutine.
@@ -398,15 +402,17 @@ func (t *subtask) snapshot(id base.CheckpointID) (*pendingSnap, error) {
 		return nil, fmt.Errorf("%s: snapshot of checkpoint %d: %w", t.name(), id, err)
 	}
 	var sn state.Snapshot
+	written := new(atomic.Int64)
+	files := t.a.countingFiles(written)
 	if a, ok := t.backend.(state.AsyncSnapshotter); ok {
-		sn, err = a.SnapshotAsync(id, t.a.files())
+		sn, err = a.SnapshotAsync(id, files)
 	} else {
-		sn, err = t.backend.Snapshot(id, t.a.files())
+		sn, err = t.backend.Snapshot(id, files)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: state snapshot of checkpoint %d: %w", t.name(), id, err)
 	}
-	return &pendingSnap{handle: sn.Handle, shared: sn.Shared, upload: sn.Upload, discard: sn.Discard, encode: sn.Encode}, nil
+	return &pendingSnap{handle: sn.Handle, shared: sn.Shared, upload: sn.Upload, discard: sn.Discard, encode: sn.Encode, sharedBytes: written}, nil
 }
 
 // finishState runs the asynchronous part of a state snapshot: the upload
@@ -520,7 +526,7 @@ func (t *subtask) write(w writeJob) error {
 		// A storage failure fails the checkpoint, not the job.
 		return t.report(report{kind: reportDecline, id: id, reason: err.Error()})
 	}
-	return t.report(report{kind: reportAck, id: id, info: fi, shared: p.shared, chBytes: int64(len(st.Channels))})
+	return t.report(report{kind: reportAck, id: id, info: fi, shared: p.shared, chBytes: int64(len(st.Channels)), sharedBytes: p.sharedBytes.Load()})
 }
 
 func (t *subtask) report(r report) error {
