@@ -155,7 +155,9 @@ func encodeMaps(out []byte, m map[string]map[string][]byte) []byte {
 func (b *Backend) mapSection(out []byte) ([]byte, []*mapFile) {
 	l := &b.mlog
 	if !l.on || l.overflow || l.changeBytes+len(l.tail) > l.base.size {
-		full := encodeMaps(nil, b.m)
+		// Sized for the last base and the changes since, so that a
+		// growing state is not copied as the buffer grows.
+		full := encodeMaps(make([]byte, 0, b.sizeHint()+l.changeBytes+len(l.tail)+len(l.touched)), b.m)
 		b.lastSize = len(full)
 		*l = mapLog{}
 		if len(full) < inlineTail {
