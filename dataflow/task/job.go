@@ -206,7 +206,7 @@ func (a *attempt) build() error {
 						continue
 					}
 					prod := subs[key{from.Name, i}]
-					q := queue.NewShared(fmt.Sprintf("%s->%s %d->%d", e.From, e.To, i, j),
+					q := queue.NewShared(queueName(e, i, j),
 						opts.QueueCapacity, opts.QueueOverdraft, cons.inNotify, prod.outNotify)
 					a.queues = append(a.queues, q)
 					cons.inputs = append(cons.inputs, q)
@@ -227,7 +227,7 @@ func (a *attempt) build() error {
 				}
 				cons := subs[key{to.Name, j}]
 				for _, q := range cons.inputs {
-					if q.Name() == fmt.Sprintf("%s->%s %d->%d", e.From, e.To, t.i, j) {
+					if q.Name() == queueName(e, t.i, j) {
 						eo.queues = append(eo.queues, q)
 					}
 				}
@@ -253,6 +253,17 @@ func (a *attempt) build() error {
 		}
 	}
 	return nil
+}
+
+// queueName names the channel of edge e from upstream subtask i to
+// downstream subtask j. Two edges may join the same pair of vertices on
+// different inputs (a shared step read twice, as a self-join), so an
+// input other than the first is part of the name.
+func queueName(e graph.Edge, i, j int) string {
+	if e.Input > 0 {
+		return fmt.Sprintf("%s->%s[%d] %d->%d", e.From, e.To, e.Input, i, j)
+	}
+	return fmt.Sprintf("%s->%s %d->%d", e.From, e.To, i, j)
 }
 
 // checkKeyGroupHash refuses to restore checkpoint m of storage s when its

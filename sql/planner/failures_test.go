@@ -140,6 +140,9 @@ func TestViewsExactlyOnceUnderFailures(t *testing.T) {
 	queries := []string{
 		"SELECT k, count(*), sum(v), max(s) FROM t GROUP BY k",
 		"SELECT t.k, count(*), count(u.id) FROM t LEFT JOIN u ON t.k = u.k GROUP BY t.k",
+		// One aggregate, built once, feeding the join and the maximum
+		// (sub-plan reuse: a diamond in the job graph).
+		"SELECT x.k, x.n, z.m FROM (SELECT k, count(*) AS n FROM t GROUP BY k) x JOIN (SELECT max(n) AS m FROM (SELECT k, count(*) AS n FROM t GROUP BY k) y) z ON x.n = z.m",
 	}
 	for _, q := range queries {
 		want := oracleRows(t, db, q, map[string]map[int64]types.Row{"t": live, "u": liveU})

@@ -94,6 +94,9 @@ type builder struct {
 	// scans counts the plan's scans: a job without one closes no epoch.
 	scans int
 	late  map[string]*stream.LateCounter
+	// built are the plan nodes built so far with their stages, so that a
+	// subtree the plan holds twice is built once (reuse.go).
+	built []builtNode
 }
 
 // Build compiles the logical plan p of a view into job name.
@@ -173,6 +176,18 @@ func schemaTypes(n plan.Node) []types.Type {
 }
 
 func (b *builder) node(n plan.Node) (stage, error) {
+	if s, ok := b.reuse(n); ok {
+		return s, nil
+	}
+	s, err := b.build(n)
+	if err == nil {
+		b.remember(n, s)
+	}
+	return s, err
+}
+
+// build adds the vertices of n and returns its output stage.
+func (b *builder) build(n plan.Node) (stage, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
 		if n.Lookup {

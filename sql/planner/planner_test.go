@@ -243,6 +243,12 @@ func TestViewsEqualDuckDB(t *testing.T) {
 		"SELECT t.id, u.id FROM t FULL JOIN u ON t.k = u.k OR t.s = u.s",
 		"SELECT count(*), sum(t.v + u.v) FROM t CROSS JOIN u",
 		"SELECT t.id, u.id FROM t LEFT JOIN u ON t.k IS NOT DISTINCT FROM u.k",
+		// Sub-plan reuse: one scan on both sides of a join (two edges
+		// between the same vertices), a subtree read twice, a union of
+		// one relation with itself.
+		"SELECT a.id, b.id, b.v FROM t a JOIN t b ON a.k = b.k",
+		"SELECT x.k, x.n, z.m FROM (SELECT k, count(*) AS n FROM t GROUP BY k) x JOIN (SELECT max(n) AS m FROM (SELECT k, count(*) AS n FROM t GROUP BY k) y) z ON x.n = z.m",
+		"SELECT k, count(*) FROM (SELECT k FROM t UNION ALL SELECT k FROM t WHERE v > 2 UNION ALL SELECT k FROM t) x GROUP BY k",
 	}
 	for seed := range uint64(3) {
 		evs, live := script(seed)
@@ -317,3 +323,41 @@ func TestExplainAndRefusal(t *testing.T) {
 }
 
 func (e *endpoints) SinkParallelism() int { return 0 }
+
+// TestSharedSubPlans: a subtree the plan holds twice is built once and
+// feeds both consumers; one with a volatile function is built twice.
+func TestSharedSubPlans(t *testing.T) {
+	build := func(q string) string {
+		t.Helper()
+		st, err := parser.ParseOne(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := binder.New(catalog{}, q, nil).BindQuery(st.Node)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		job, err := Build("v", p, &endpoints{}, Options{Parallelism: 2})
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return job.Explain
+	}
+	ex := build("SELECT x.k, x.n, z.m FROM (SELECT k, count(*) AS n FROM t GROUP BY k) x JOIN (SELECT max(n) AS m FROM (SELECT k, count(*) AS n FROM t GROUP BY k) y) z ON x.n = z.m")
+	if n := strings.Count(ex, "scan-t (parallelism"); n != 1 {
+		t.Errorf("the subquery read twice has %d scans of t, want 1:\n%s", n, ex)
+	}
+	if n := strings.Count(ex, "aggregate [count(*)]"); n != 1 {
+		t.Errorf("the subquery read twice has %d count aggregates, want 1:\n%s", n, ex)
+	}
+	if !strings.Contains(ex, "read again") {
+		t.Errorf("EXPLAIN does not say what is read again:\n%s", ex)
+	}
+	ex = build("SELECT a.id, a.r, b.r FROM (SELECT id, random() AS r FROM t) a JOIN (SELECT id, random() AS r FROM t) b ON a.id = b.id")
+	if n := strings.Count(ex, "random()"); n != 2 {
+		t.Errorf("a subtree calling random() twice has %d projections computing it, want 2:\n%s", n, ex)
+	}
+	if n := strings.Count(ex, "scan-t (parallelism"); n != 1 {
+		t.Errorf("the volatile subtrees have %d scans of t, want the one shared:\n%s", n, ex)
+	}
+}
