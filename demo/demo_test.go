@@ -133,3 +133,39 @@ func TestCheckDetectsAMixedCut(t *testing.T) {
 		t.Fatalf("t2 at epoch %d and t1 at %d both count %d bids: the check could not tell them apart", e3-4, e3, b1)
 	}
 }
+
+// TestT1FreesClosedWindows: the demo's bid table declares a watermark,
+// and t1's plan frees each window's groups 15 s (the 10 s window plus
+// the 5 s delay) after the window starts, so its state stays bounded.
+func TestT1FreesClosedWindows(t *testing.T) {
+	script := Script(5000, 3)
+	if !strings.Contains(script, bidWatermark) {
+		t.Fatalf("the script does not declare the bid watermark:\n%s", script)
+	}
+	ctx := context.Background()
+	e, err := engine.Open(ctx, engine.Options{Dir: t.TempDir(), EpochInterval: 100 * time.Millisecond, CheckpointInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sess := server.NewSession(e, engine.DefaultDatabase)
+	var bid string
+	for _, stmt := range strings.SplitAfter(script, ";\n") {
+		if strings.HasPrefix(stmt, "CREATE TABLE bid ") {
+			bid = stmt
+		}
+	}
+	t1 := script[strings.Index(script, "CREATE MATERIALIZED VIEW t1"):]
+	t1 = t1[:strings.Index(t1, ";")+1]
+	res, err := exec(ctx, sess, bid+"\nEXPLAIN "+t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	for _, r := range res[len(res)-1].Rows {
+		plan.WriteString(types.FormatText(r[0], nil) + "\n")
+	}
+	if !strings.Contains(plan.String(), "groups freed once") || !strings.Contains(plan.String(), "+ 15s <= its largest value seen") {
+		t.Fatalf("t1's plan does not free closed windows:\n%s", plan.String())
+	}
+}

@@ -70,6 +70,19 @@
 // has an input with updates stays a regular join, whose state is never
 // dropped.
 //
+// # Windowed aggregates
+//
+// A GROUP BY over insert-only rows that reach it from one LateFilter
+// subtask over Filters, Projects and TUMBLE, HOP or CUMULATE windows
+// (forward steps), one of whose keys is a window bound of the event
+// time (date_bin with constant stride and origin, date_trunc of a
+// TIMESTAMP, window_start or window_end), gets a stream.GroupExpiry
+// (expiry.go): each such column's relation to the event time is tracked
+// as bounds [lo, hi] (v + lo <= t <= v + hi), and the GroupAgg frees a
+// group once its window value plus hi - lo + delay + 1 is at most the
+// largest window value it has seen. EXPLAIN shows the rule on the
+// aggregate. Any other shape keeps every group.
+//
 // # Lookup joins
 //
 // A stream enriched with a stored table's row by key, read at the epoch

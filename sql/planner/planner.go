@@ -372,8 +372,15 @@ func (b *builder) aggregate(n *plan.Aggregate) (stage, error) {
 	if len(n.Aggs) == 0 && !global && in.mode == AppendOnly {
 		mode = AppendOnly
 	}
+	// Over a watermarked stream, a window key lets the GroupAgg free
+	// closed windows' groups (expiry.go).
+	exp, expWhat := b.groupExpiry(n, in)
+	what := "[" + strings.Join(detail, ", ") + "]"
+	if exp != nil {
+		what += ", " + expWhat
+	}
 	return b.addOperator("aggregate", par, pre, graph.Hash, exKeys, exTypes, outTypes, mode,
 		func(int) operator.Operator {
-			return &stream.GroupAgg{KeyCols: keyCols, KeyTypes: keyTypes, Aggs: calls}
-		}, "["+strings.Join(detail, ", ")+"]"), nil
+			return &stream.GroupAgg{KeyCols: keyCols, KeyTypes: keyTypes, Aggs: calls, Expiry: exp}
+		}, what), nil
 }

@@ -179,7 +179,8 @@ func TestHopSizeNotMultipleOfSlide(t *testing.T) {
 }
 
 // TestWindowExplain: a windowed aggregate plans as expand (computing the
-// aggregate's keys and arguments), then the aggregate; ORDER BY ... LIMIT as a Top-N of one subtask.
+// aggregate's keys and arguments), then the aggregate, which frees
+// closed windows (window + size + delay); ORDER BY ... LIMIT as a Top-N of one subtask.
 func TestWindowExplain(t *testing.T) {
 	rel := bidRel("bid")
 	rel.Watermark = &plan.Watermark{Column: 2, Delay: types.IntervalValue{Micros: 5 * sec}}
@@ -189,7 +190,7 @@ func TestWindowExplain(t *testing.T) {
 			`1-scan-bid (parallelism 1, append-only)
 2-watermark date_time - '00:00:05', late rows dropped (parallelism 1, append-only)
 3-window TUMBLE(date_time, size '00:00:10'), then keys and arguments (parallelism 1, append-only)
-4-aggregate [count(*)] (parallelism 2, retract)
+4-aggregate [count(*)], groups freed once window_start + 15s <= its largest value seen (parallelism 2, retract)
 5-project window_start, window_end, auction, count(*) (parallelism 2, retract)
 6-sink (parallelism 2)
 `},

@@ -29,6 +29,9 @@
 //     retracted (Flink's GroupAggFunction, RisingWave's HashAggExecutor).
 //     Without GROUP BY it keeps one global row, emitted from the first
 //     epoch on, also over empty input, as SQL's global aggregate is.
+//     With a GroupExpiry (a group key that is a window bound of an
+//     append-only input's event time with a watermark) it frees the
+//     groups of windows the watermark has closed (groupexpiry.go).
 //   - Join is the equi-join of two changelogs (inner, left, right, full)
 //     with a residual predicate, its output consolidated per epoch. With
 //     a JoinInterval it is an interval join of two append-only inputs,

@@ -31,7 +31,10 @@ type AggCall struct {
 // accumulator's state; in operator state, the keys the open epoch changed.
 // A write-back cache in front of keyed state (as RisingWave's managed
 // state cache) makes the per-row path a map lookup; Snapshot writes the
-// dirty groups back. The cache is not bounded yet.
+// dirty groups back. The cache is not bounded by size; with Expiry the
+// groups of closed windows leave it and keyed state at the end of the
+// epoch that closed them (groupexpiry.go), so a windowed aggregate over
+// a watermarked stream holds only its open windows.
 //
 // Invariant key-spelling: among key values that compare equal but are
 // written differently (2.5 and 2.50 in an unconstrained NUMERIC column,
@@ -55,6 +58,9 @@ type GroupAgg struct {
 	KeyCols  []int
 	KeyTypes []types.Type
 	Aggs     []AggCall
+	// Expiry, when set, frees the groups of closed windows
+	// (groupexpiry.go).
+	Expiry *GroupExpiry
 
 	ctx     *operator.Context
 	outT    []types.Type
@@ -64,6 +70,7 @@ type GroupAgg struct {
 	key     []byte
 	exact   []byte
 	args    []types.Datum
+	exp     expiryState
 }
 
 type group struct {
@@ -168,6 +175,14 @@ func (g *GroupAgg) Open(ctx *operator.Context) error {
 			g.spelled = true
 		}
 	}
+	if g.Expiry != nil {
+		if g.global() {
+			return fmt.Errorf("group aggregation %s: expiry without group keys: %w", ctx.Vertex, base.ErrInvalidArgument)
+		}
+		if err := g.openExpiry(); err != nil {
+			return err
+		}
+	}
 	b, ok, err := ctx.State.OperatorValue(changedState).Get()
 	if err != nil {
 		return err
@@ -244,6 +259,9 @@ func (g *GroupAgg) load(key string, keys types.Row) (*group, error) {
 		if gr.keys, err = g.keysFromKey(key); err != nil {
 			return nil, err
 		}
+	}
+	if !ok && g.Expiry != nil {
+		g.indexGroup(gr)
 	}
 	g.cache[key] = gr
 	return gr, nil
@@ -390,6 +408,11 @@ func (g *GroupAgg) Process(_ int, c *types.Chunk) error {
 			keys[i] = c.Datum(col, r)
 			g.key = types.AppendKey(g.key, keys[i], g.KeyTypes[i])
 		}
+		if g.Expiry != nil {
+			if err := g.observeWindow(keys, c.Kinds[r]); err != nil {
+				return err
+			}
+		}
 		gr := g.cache[string(g.key)]
 		if gr == nil {
 			var err error
@@ -445,8 +468,19 @@ func (g *GroupAgg) Process(_ int, c *types.Chunk) error {
 }
 
 // OnEpoch implements operator.Operator: emit each changed group's net
-// change, in key order.
+// change, in key order, then free the groups of closed windows (Expiry).
 func (g *GroupAgg) OnEpoch(base.Epoch) error {
+	if err := g.emit(); err != nil {
+		return err
+	}
+	if g.Expiry != nil {
+		return g.expire()
+	}
+	return nil
+}
+
+// emit emits each changed group's net change, in key order.
+func (g *GroupAgg) emit() error {
 	if len(g.changed) == 0 {
 		return nil
 	}
@@ -514,6 +548,11 @@ func (g *GroupAgg) Snapshot(base.CheckpointID) error {
 	for _, gr := range g.changed {
 		b = binary.AppendUvarint(b, uint64(len(gr.key)))
 		b = append(b, gr.key...)
+	}
+	if g.Expiry != nil {
+		if err := g.snapshotExpiry(); err != nil {
+			return err
+		}
 	}
 	return g.ctx.State.OperatorValue(changedState).Set(b)
 }
