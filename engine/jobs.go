@@ -463,7 +463,16 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 	}
 	e.jobs[def.Name] = rj
 	e.mu.Unlock()
+	backend, err := e.stateBackend(def)
+	if err != nil {
+		e.mu.Lock()
+		delete(e.jobs, def.Name)
+		e.mu.Unlock()
+		cancel()
+		return fmt.Errorf("job %q: state backend: %w", def.Name, err)
+	}
 	opts := task.Options{
+		Backend:            backend,
 		Policy:             barrier.PolicyAlignedTimeout,
 		AlignmentTimeout:   2 * e.opts.CheckpointInterval,
 		CheckpointInterval: e.opts.CheckpointInterval,

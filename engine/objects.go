@@ -151,7 +151,7 @@ func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 		errs[1] = nil
 	}
 	for _, j := range jobs {
-		errs = append(errs, os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", j)))
+		errs = append(errs, os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", j)), os.RemoveAll(e.stateDir(j)))
 	}
 	return errors.Join(errs...)
 }
@@ -374,6 +374,11 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		return err
 	}
 	delete(opts, jobOptTimeZone)
+	backend, err := stateBackendOption(name.Name, opts[jobOptStateBackend])
+	if err != nil {
+		return err
+	}
+	delete(opts, jobOptStateBackend)
 	p, reads, err := e.viewPlanIn(cat, name.Database, query, loc)
 	if err != nil {
 		return err
@@ -405,6 +410,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	def.Options = map[string]string{jobOptStartAfter: strconv.FormatUint(uint64(startAfter), 10)}
 	if tz != "" {
 		def.Options[jobOptTimeZone] = tz
+	}
+	if backend != "" {
+		def.Options[jobOptStateBackend] = backend
 	}
 	// Build the job once before anything is created: a plan the streaming
 	// planner cannot run is refused here.
