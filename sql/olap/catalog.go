@@ -336,7 +336,27 @@ func buildCatalog(objects []TableInfo) []catalogTable {
 			format.rows = append(format.rows, []any{k[0], k[1], formatType(k[0], k[1])})
 		}
 	}
-	return append([]catalogTable{*ns, *class, *attr, *index, *cons, *typ, *format, *db,
+	// The pg_catalog system views over tables, views and materialized
+	// views (PostgreSQL defines them over pg_class; here they are filled
+	// from the same objects).
+	tables := &catalogTable{name: "pg_tables", cols: "schemaname VARCHAR, tablename VARCHAR, tableowner VARCHAR, tablespace VARCHAR, hasindexes BOOLEAN, hasrules BOOLEAN, hastriggers BOOLEAN, rowsecurity BOOLEAN"}
+	views := &catalogTable{name: "pg_views", cols: "schemaname VARCHAR, viewname VARCHAR, viewowner VARCHAR, definition VARCHAR"}
+	matviews := &catalogTable{name: "pg_matviews", cols: "schemaname VARCHAR, matviewname VARCHAR, matviewowner VARCHAR, tablespace VARCHAR, hasindexes BOOLEAN, ispopulated BOOLEAN, definition VARCHAR"}
+	for _, o := range objects {
+		schemaName := o.Schema
+		if schemaName == "" {
+			schemaName = "public"
+		}
+		switch o.Kind {
+		case KindView:
+			views.rows = append(views.rows, []any{schemaName, o.Name, owner, nullIfEmpty(o.ViewDef)})
+		case KindMaterializedView:
+			matviews.rows = append(matviews.rows, []any{schemaName, o.Name, owner, nil, len(o.PrimaryKey) > 0, true, nullIfEmpty(o.ViewDef)})
+		default:
+			tables.rows = append(tables.rows, []any{schemaName, o.Name, owner, nil, len(o.PrimaryKey) > 0, false, false, false})
+		}
+	}
+	return append([]catalogTable{*ns, *class, *attr, *index, *cons, *typ, *format, *db, *tables, *views, *matviews,
 		{name: "pg_am", cols: "oid BIGINT, amname VARCHAR, amhandler VARCHAR, amtype VARCHAR", rows: [][]any{{oidHeap, "heap", "heap_tableam_handler", "t"}, {oidBtree, "btree", "bthandler", "i"}}},
 		{name: "pg_roles", cols: "oid BIGINT, rolname VARCHAR, rolsuper BOOLEAN, rolinherit BOOLEAN, rolcreaterole BOOLEAN, rolcreatedb BOOLEAN, rolcanlogin BOOLEAN, rolreplication BOOLEAN, rolconnlimit INTEGER, rolvaliduntil TIMESTAMPTZ, rolbypassrls BOOLEAN, rolconfig VARCHAR[]", rows: [][]any{{oidOwner, owner, true, true, true, true, true, false, -1, nil, true, nil}}},
 		// No role is a member of another, and no function is defined

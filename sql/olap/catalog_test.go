@@ -237,3 +237,23 @@ func TestInformationSchema(t *testing.T) {
 		t.Errorf("schemata: %s", got)
 	}
 }
+
+// TestPgTablesViewsMatviews: pg_tables, pg_views and pg_matviews list the
+// tables, views and materialized views, with a view's definition.
+func TestPgTablesViewsMatviews(t *testing.T) {
+	e := newEngine(t)
+	objs := append(catalogObjects(), TableInfo{Name: "v", Kind: KindView, ViewDef: "SELECT 1 AS x", Columns: []ColumnInfo{{Name: "x", Type: types.Int32}}})
+	objs[2].ViewDef = "SELECT id, count(*) AS n FROM t2 GROUP BY id"
+	res := catalogQuery(t, e, objs, `SELECT schemaname, tablename, hasindexes FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`)
+	if got, want := text(res.Rows), "public|t1|t\npublic|t2|t\n"; got != want {
+		t.Errorf("pg_tables:\n%s\nwant\n%s", got, want)
+	}
+	res = catalogQuery(t, e, objs, `SELECT matviewname, ispopulated, definition FROM pg_matviews`)
+	if got, want := text(res.Rows), "mv|t|SELECT id, count(*) AS n FROM t2 GROUP BY id\n"; got != want {
+		t.Errorf("pg_matviews:\n%s\nwant\n%s", got, want)
+	}
+	res = catalogQuery(t, e, objs, `SELECT viewname, definition FROM pg_catalog.pg_views WHERE schemaname = 'public'`)
+	if got, want := text(res.Rows), "v|SELECT 1 AS x\n"; got != want {
+		t.Errorf("pg_views:\n%s\nwant\n%s", got, want)
+	}
+}

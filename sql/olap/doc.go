@@ -286,7 +286,8 @@
 // pg_am, pg_roles, pg_auth_members and pg_proc (both empty: no role
 // memberships, no user functions, so \du and \df answer), pg_database, pg_collation, pg_attrdef, pg_policy,
 // pg_statistic_ext, pg_publication*, pg_inherits, pg_description,
-// pg_trigger, pg_rewrite, pg_extension, and information_schema's
+// pg_trigger, pg_rewrite, pg_extension, the system views pg_tables, pg_views
+// and pg_matviews, and information_schema's
 // schemata, tables and columns) filled with PostgreSQL's values for the given tables,
 // views and materialized views, plus macros for the functions psql calls
 // (format_type, pg_get_userbyid, pg_table_is_visible (true in public and
