@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -82,9 +83,12 @@ func cdcJobName(src catalog.ObjectName) string { return "cdc-" + src.Database + 
 
 func isCDCJob(def catalog.Job) bool { return strings.HasPrefix(def.Name, "cdc-") }
 
-// CreateSource records an external source. Only postgres-cdc sources are
-// known: their options are checked (connector/pgcdc.ParseOptions); the
-// replication slot is made when the first table is created from it.
+// CreateSource records an external source. A postgres-cdc source feeds
+// the tables created from it: its options are checked
+// (connector/pgcdc.ParseOptions); the replication slot is made when the
+// first table is created from it. A source of another connector (nexmark,
+// datagen, kafka, file) is read directly by the views that name it
+// (source.go): its schema and options are checked as CREATE TABLE's.
 func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExists bool) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -98,13 +102,25 @@ func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExis
 		}
 		return sqlerr.New(sqlerr.DuplicateObject, "relation %q already exists", src.Name.Name)
 	}
-	switch src.Connector {
-	case PostgresCDC:
+	switch {
+	case src.Connector == PostgresCDC:
 		if _, err := pgcdc.ParseOptions(src.Options); err != nil {
 			return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", src.Name.Name, err))
 		}
+	case e.streamSource(src.Connector):
+		// Read directly by views (source.go).
+		if err := e.checkStreamSource(src); err != nil {
+			return err
+		}
 	default:
-		return sqlerr.New(sqlerr.InvalidParameterValue, "source %s: unknown connector %q (sources: %s; other connectors feed a table: CREATE TABLE ... WITH (connector = ...))", src.Name.Name, src.Connector, PostgresCDC)
+		known := []string{PostgresCDC}
+		for c := range e.opts.Connectors {
+			if e.streamSource(c) {
+				known = append(known, c)
+			}
+		}
+		slices.Sort(known[1:])
+		return sqlerr.New(sqlerr.InvalidParameterValue, "source %s: unknown connector %q (sources: %s)", src.Name.Name, src.Connector, strings.Join(known, ", "))
 	}
 	if err := e.meta.CreateSource(ctx, src); err != nil {
 		return sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
@@ -112,7 +128,7 @@ func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExis
 	return nil
 }
 
-// DropSource drops a source that no table reads.
+// DropSource drops a source that no table, view or sink reads.
 func (e *Engine) DropSource(ctx context.Context, name catalog.ObjectName, ifExists bool) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -125,6 +141,9 @@ func (e *Engine) DropSource(ctx context.Context, name catalog.ObjectName, ifExis
 			return nil
 		}
 		return sqlerr.New(sqlerr.UndefinedObject, "source %q does not exist", name.Name)
+	}
+	if err := sourceDependents(cat, name); err != nil {
+		return err
 	}
 	for _, t := range cat.Tables() {
 		if t.Options[OptionSource] == name.String() {

@@ -24,7 +24,11 @@
 //     once that epoch is committed, so a following SELECT sees it;
 //   - a materialized view is written by the view job "view.DB.NAME", the
 //     view's SELECT compiled by the streaming planner, reading the changelog
-//     of every table it names epoch by epoch.
+//     of every table it names epoch by epoch;
+//   - a source of an ingest connector (CREATE SOURCE s (...) WITH
+//     (connector = 'nexmark', ...)) has no job and stores nothing: a view
+//     that names it runs the connector's readers in its own job, in place
+//     of a table source (source.go).
 //
 // Jobs run in this process with checkpoints under DIR/checkpoints and
 // restart from their latest checkpoint after a failure or a restart of the

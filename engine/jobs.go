@@ -162,12 +162,14 @@ func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, *s
 		g, err := e.buildExternalSinkJob(cat, def)
 		return g, nil, err
 	}
-	if isSinkJob(def) {
-		g, err := e.buildSinkJob(cat, def)
-		return g, nil, err
-	}
 	var closers []io.Closer
-	g, err := e.buildSingleJob(cat, def, &closers)
+	var g *graph.Job
+	var err error
+	if isSinkJob(def) {
+		g, err = e.buildSinkJob(cat, def, &closers)
+	} else {
+		g, err = e.buildSingleJob(cat, def, &closers)
+	}
 	if err != nil || len(closers) == 0 {
 		return g, nil, err
 	}
@@ -191,7 +193,7 @@ func (e *Engine) buildSingleJob(cat *catalog.Catalog, def catalog.Job, closers *
 		return nil, err
 	}
 	if def.Kind == catalog.JobView {
-		return e.buildViewJob(cat, def, t)
+		return e.buildViewJob(cat, def, t, closers)
 	}
 	var readers []ingest.Reader
 	if def.Name == ingestJobName(t.Name) {
@@ -278,6 +280,9 @@ type viewEndpoints struct {
 	errMu sync.Mutex
 	// startAfter is tablesource.Config.StartAfter (sinks into tables).
 	startAfter base.Epoch
+	// sources are the readers of the sources the job reads directly
+	// (source.go).
+	sources viewSources
 }
 
 func (v *viewEndpoints) fail(err error) {
@@ -288,7 +293,10 @@ func (v *viewEndpoints) fail(err error) {
 	v.errMu.Unlock()
 }
 
-func (v *viewEndpoints) Source(rel *plan.Relation, _ int) operator.Source {
+func (v *viewEndpoints) Source(rel *plan.Relation, i int) operator.Source {
+	if rel.IsSource {
+		return v.streamSource(rel, i)
+	}
 	// The relation is named as the query wrote it: "t" or "db.t".
 	t, err := v.e.Table((&relations{db: v.name.Database}).objectName(rel.Name))
 	if err != nil {
@@ -306,7 +314,12 @@ func (v *viewEndpoints) Source(rel *plan.Relation, _ int) operator.Source {
 	return tablesource.New(tablesource.Config{Table: t, Name: rel.Name, Types: tps, Consumer: v.job, StartAfter: v.startAfter})
 }
 
-func (v *viewEndpoints) SourceParallelism(*plan.Relation) int { return 1 }
+func (v *viewEndpoints) SourceParallelism(rel *plan.Relation) int {
+	if rel.IsSource {
+		return v.sourceParallelism(rel)
+	}
+	return 1
+}
 
 func (v *viewEndpoints) Sink(int) operator.Operator {
 	return tablesink.Sink(v.out, v.name, v.job, v.e.meta)
@@ -389,17 +402,21 @@ func (f failedSource) Snapshot(base.CheckpointID) error       { return nil }
 func (f failedSource) NotifyComplete(base.CheckpointID) error { return nil }
 func (f failedSource) Close() error                           { return nil }
 
-// buildViewJob compiles a view's query into its job.
-func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table) (*graph.Job, error) {
-	j, err := e.planViewJob(cat, def, t)
+// buildViewJob compiles a view's query into its job; the readers of the
+// sources it reads directly go to closers.
+func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table, closers *[]io.Closer) (*graph.Job, error) {
+	j, err := e.planViewJob(cat, def, t, closers)
 	if err != nil {
 		return nil, err
 	}
 	return j.Graph, nil
 }
 
-// planViewJob plans a view's query: its job and its changelog mode.
-func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table) (*planner.Job, error) {
+// planViewJob plans a view's query: its job and its changelog mode. The
+// readers of the sources the query reads directly are handed to closers,
+// to close when the job stops; with closers nil (a plan that is checked,
+// not run) they are closed before it returns.
+func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Table, closers *[]io.Closer) (*planner.Job, error) {
 	loc := jobZone(def)
 	p, _, err := e.viewPlanIn(cat, t.Name.Database, t.Query, loc)
 	if err != nil {
@@ -413,7 +430,16 @@ func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Ta
 	if out, err := e.Table(t.Name); err == nil {
 		ep.out = out
 	}
-	return planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism, Eval: &expr.Context{Loc: loc}})
+	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism, Eval: &expr.Context{Loc: loc}})
+	if closers == nil || err != nil {
+		err = errors.Join(err, ep.closeSources())
+	} else {
+		ep.sourceClosers(closers)
+	}
+	if err == nil && ep.err != nil {
+		err = ep.err
+	}
+	return j, err
 }
 
 // ExplainView returns the streaming plan of query as a view job would run
@@ -429,6 +455,7 @@ func (e *Engine) ExplainView(ctx context.Context, db, query string) (string, err
 		return "", err
 	}
 	ep := &viewEndpoints{e: e, cat: cat, name: catalog.ObjectName{Database: db}}
+	defer ep.closeSources()
 	j, err := planner.Build("explain", p, ep, planner.Options{Parallelism: e.opts.Parallelism})
 	if err != nil {
 		return "", err

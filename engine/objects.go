@@ -152,6 +152,7 @@ func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 	}
 	for _, j := range jobs {
 		errs = append(errs, os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", j)), os.RemoveAll(e.stateDir(j)))
+		e.forgetSourcePositions(j)
 	}
 	return errors.Join(errs...)
 }
@@ -269,7 +270,7 @@ func (e *Engine) viewPlanIn(cat *catalog.Catalog, db, query string, loc *time.Lo
 		return nil, nil, sqlerr.New(sqlerr.FeatureNotSupported,
 			"ROLLUP, CUBE and GROUPING SETS are not supported in a materialized view or sink (a one-shot SELECT runs them)").WithPosition(int(at) + 1)
 	}
-	rels := &relations{cat: cat, db: db}
+	rels := &relations{cat: cat, db: db, streams: true}
 	p, err := binder.New(rels, query, &expr.Context{Loc: loc}).BindQuery(st.Node)
 	if err != nil {
 		return nil, nil, err
@@ -416,7 +417,7 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	}
 	// Build the job once before anything is created: a plan the streaming
 	// planner cannot run is refused here.
-	j, err := e.planViewJob(withTable(cat, t), def, t)
+	j, err := e.planViewJob(withTable(cat, t), def, t, nil)
 	if err != nil {
 		return err
 	}
@@ -440,7 +441,7 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		}
 		t.Options = maps.Clone(storeOpts)
 		t.Options[OptionMultiset] = multisetCountColumn
-		if _, err := e.planViewJob(withTable(cat, t), def, t); err != nil {
+		if _, err := e.planViewJob(withTable(cat, t), def, t, nil); err != nil {
 			return err
 		}
 		storeCols = append(slices.Clone(cols), catalog.Column{Name: multisetCountColumn, Type: types.Int64, NotNull: true})
@@ -482,12 +483,14 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 func (e *Engine) inputsPresent(ctx context.Context, reads []catalog.ObjectName) (base.Epoch, error) {
 	var present base.Epoch
 	for i, r := range reads {
-		tb, err := e.Table(r)
-		if err != nil {
-			return 0, err
-		}
-		c, err := tb.CommittedEpoch()
-		if err != nil {
+		c := base.NoEpoch
+		// A source read directly (source.go) has no history: it counts
+		// as committed up to the last epoch the clock closed.
+		if tb, err := e.Table(r); err == nil {
+			if c, err = tb.CommittedEpoch(); err != nil {
+				return 0, err
+			}
+		} else if !e.isSourceName(ctx, r) {
 			return 0, err
 		}
 		if c == base.NoEpoch {

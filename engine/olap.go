@@ -79,7 +79,7 @@ func (e *Engine) PlanOLAP(ctx context.Context, db, text string) (q *OLAPQuery, o
 		t, err := cat.Table(on)
 		if err != nil {
 			if cat.IsSource(on) {
-				return nil, false, sqlerr.New(sqlerr.FeatureNotSupported, "source %q cannot be read directly yet; create a table from it", n)
+				return nil, false, sourceNotStored(n)
 			}
 			return nil, false, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", n)
 		}
@@ -205,7 +205,7 @@ func (e *Engine) CatalogObjects(ctx context.Context, db string) ([]olap.TableInf
 		}
 		out = append(out, ti)
 	}
-	return out, nil
+	return append(out, sourceObjects(cat, db)...), nil
 }
 
 // CatalogQuery answers a query on pg_catalog or information_schema over

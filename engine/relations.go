@@ -23,6 +23,9 @@ type relations struct {
 	seen []catalog.ObjectName
 	// system records the system tables looked up (strata_catalog.*).
 	system []string
+	// streams lets the query read sources directly (a view's or sink's
+	// job runs their readers: source.go); a one-shot query cannot.
+	streams bool
 }
 
 func (r *relations) objectName(name string) catalog.ObjectName {
@@ -47,8 +50,19 @@ func (r *relations) Relation(name string) (*plan.Relation, error) {
 	on := r.objectName(name)
 	t, err := r.cat.Table(on)
 	if err != nil {
-		if r.cat.IsSource(on) {
-			return nil, sqlerr.New(sqlerr.FeatureNotSupported, "source %q cannot be read directly yet; create a table from it", name)
+		if src, serr := r.cat.Source(on); serr == nil {
+			if !r.streams {
+				return nil, sourceNotStored(name)
+			}
+			rel, err := sourceRelation(src)
+			if err != nil {
+				return nil, err
+			}
+			if !slices.Contains(r.seen, on) {
+				r.seen = append(r.seen, on)
+			}
+			rel.Name = name
+			return rel, nil
 		}
 		return nil, sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", name)
 	}

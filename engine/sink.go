@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -129,7 +130,7 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 			return err
 		}
 	}
-	if _, err := e.buildSinkJob(cat, def); err != nil {
+	if _, err := e.buildSinkJob(cat, def, nil); err != nil {
 		return err
 	}
 	// The sink replaces the table's DML job as its writer. That job
@@ -246,8 +247,10 @@ func (s *sinkEndpoints) Sink(int) operator.Operator {
 	return &stream.UpsertMaterializer{Inner: inner, Types: s.types, KeyCols: s.keyCols}
 }
 
-// buildSinkJob compiles a sink's query, cast to its table's columns.
-func (e *Engine) buildSinkJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, error) {
+// buildSinkJob compiles a sink's query, cast to its table's columns. The
+// readers of sources it reads directly go to closers (closed before it
+// returns when closers is nil), as planViewJob's.
+func (e *Engine) buildSinkJob(cat *catalog.Catalog, def catalog.Job, closers *[]io.Closer) (*graph.Job, error) {
 	t, err := cat.Table(def.Writes[0])
 	if err != nil {
 		return nil, err
@@ -289,6 +292,14 @@ func (e *Engine) buildSinkJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job
 		ep.out = out
 	}
 	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism})
+	if closers == nil || err != nil {
+		err = errors.Join(err, ep.closeSources())
+	} else {
+		ep.sourceClosers(closers)
+	}
+	if err == nil {
+		err = ep.err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -466,6 +477,9 @@ func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.Obje
 	}
 	t, err := cat.Table(from)
 	if err != nil {
+		if cat.IsSource(from) {
+			return sqlerr.New(sqlerr.WrongObjectType, "sink %s: source %s stores nothing to send; CREATE SINK ... FROM reads a table or materialized view: create a view over the source (CREATE MATERIALIZED VIEW v AS SELECT ... FROM %s) and sink that", name.Name, from.Name, from.Name)
+		}
 		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", from.Name)
 	}
 	conn, ok := externalSinks[opts["connector"]]

@@ -78,6 +78,10 @@ var systemTables = map[string]systemTable{
 				}
 				out = append(out, row)
 			}
+			// Sources store nothing: no epoch, snapshot or writer.
+			for _, s := range cat.Sources() {
+				out = append(out, types.Row{text(s.Name.Name), text("source"), types.Null, types.Null, types.Null, types.Null, types.Null})
+			}
 			return out, nil
 		},
 	},

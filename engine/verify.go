@@ -77,6 +77,9 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 	if err != nil || t.Kind != catalog.KindView {
 		return Verification{}, sqlerr.New(sqlerr.UndefinedTable, "materialized view %q does not exist", view.Name)
 	}
+	if err := unstoredInputs(cat, view); err != nil {
+		return Verification{}, err
+	}
 	tb, err := e.Table(view)
 	if err != nil {
 		return Verification{}, err

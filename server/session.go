@@ -635,7 +635,17 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		s.lastWrite = max(s.lastWrite, start)
 		return &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}, nil
 	case *ddl.CreateSource:
-		if err := s.e.CreateSource(ctx, st.Source(s.db), st.IfNotExists); err != nil {
+		src := st.Source(s.db)
+		if st.Watermark != nil {
+			// As a table's (createTable): the views reading the source
+			// get its event-time watermark.
+			if src.Options == nil {
+				src.Options = map[string]string{}
+			}
+			src.Options[engine.OptionWatermarkColumn] = st.Watermark.Column
+			src.Options[engine.OptionWatermarkDelay] = st.Watermark.Delay.String()
+		}
+		if err := s.e.CreateSource(ctx, src, st.IfNotExists); err != nil {
 			return nil, err
 		}
 		return &pgwire.Result{Tag: "CREATE SOURCE"}, nil

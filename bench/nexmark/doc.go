@@ -50,6 +50,23 @@
 // committed with no view, the part of every query's CPU seconds that is not
 // the view's.
 //
+// # Sources instead of tables [input-source]
+//
+// Config.Input = InputSource (`--input source`) creates person, auction
+// and bid with CREATE SOURCE instead of CREATE TABLE: the same columns
+// and connector options, no primary key, nothing stored. The view's job
+// runs the generator itself (engine, source.go), as Flink's and
+// RisingWave's Nexmark runs feed the generator straight into the query,
+// so CPU seconds count the generator, the query and the view's table
+// writes, and not the input tables'. Step 3 then waits on the view's own
+// readers (engine.SourcePosition) instead of the ingest jobs. A query
+// that names a table twice reads its source twice (each scan has its
+// readers). The Ingest baseline has nothing to fill and is reported
+// unsupported, as is q12, whose bid needs a stored processing-time
+// column a source cannot have; BidKey is refused (a source has no key).
+// Since the generator is deterministic, VsDuckDB still compares each view
+// with DuckDB over Parquet of the same events.
+//
 // # Keys [bid-key]
 //
 // Strata keeps a view as a primary-key table, keyed by what the planner

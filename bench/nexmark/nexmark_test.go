@@ -167,3 +167,51 @@ func TestSelect(t *testing.T) {
 		t.Fatalf("q23: %v", err)
 	}
 }
+
+// TestInputSource runs stateless queries and a join with --input source:
+// the inputs are sources read by the views' jobs, and each view must
+// equal DuckDB's result over the same events; the ingest baseline and
+// q12 (a stored processing-time column) are unsupported then, and
+// --bid-key is refused.
+func TestInputSource(t *testing.T) {
+	qs, err := Select("q1,q2,q3,q22,q12,ingest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Config{Events: 4000, Seed: 9, EpochInterval: 20 * time.Millisecond,
+		CheckpointInterval: 50 * time.Millisecond, VsDuckDB: true, Dir: t.TempDir(), Timeout: time.Minute, Input: InputSource}, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(qs) {
+		t.Fatalf("%d results for %d queries", len(res), len(qs))
+	}
+	for _, r := range res {
+		if r.Input != InputSource {
+			t.Errorf("%s: input %q", r.Query, r.Input)
+		}
+		switch r.Query {
+		case "ingest":
+			if r.Status != StatusUnsupported || !strings.Contains(r.Error, "nothing is stored") {
+				t.Errorf("ingest with sources: %s %q", r.Status, r.Error)
+			}
+		case "q12":
+			if r.Status != StatusUnsupported || !strings.Contains(r.Error, "CREATE SOURCE bid") {
+				t.Errorf("q12 with sources: %s %q", r.Status, r.Error)
+			}
+		default:
+			if r.Status != StatusOK || r.EqualToDuckDB == nil || !*r.EqualToDuckDB || r.ViewRows == 0 || r.ViewRows != r.DuckDBRows {
+				t.Errorf("%s: status %s, error %q, %d view rows, %d DuckDB rows, diff %v", r.Query, r.Status, r.Error, r.ViewRows, r.DuckDBRows, r.Diff)
+			}
+			if r.CPUSeconds <= 0 || r.EventsPerCPUSec <= 0 {
+				t.Errorf("%s: measures missing: %+v", r.Query, r)
+			}
+		}
+	}
+	if _, err := NewRunner(Config{Input: InputSource, BidKey: BidKeyColumns, Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "a source has none") {
+		t.Errorf("--bid-key with sources: %v", err)
+	}
+	if _, err := NewRunner(Config{Input: "stream", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), `input "stream"`) {
+		t.Errorf("unknown input: %v", err)
+	}
+}

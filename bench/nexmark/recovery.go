@@ -108,7 +108,7 @@ func RecoverySetup(ctx context.Context, dir string, cfg RecoveryConfig, out io.W
 		}
 	}
 	r := &Runner{cfg: Config{Events: cfg.Events(), Seed: 1}.withDefaults()}
-	target, err := r.waitConsumed(ctx, e, []gen.Table{gen.Bid})
+	target, err := r.waitConsumed(ctx, e, []gen.Table{gen.Bid}, ingestPosition(e))
 	if err != nil {
 		return err
 	}

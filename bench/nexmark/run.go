@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stratadb/strata/connector/ingest"
 	gen "github.com/stratadb/strata/connector/nexmark"
 	"github.com/stratadb/strata/dataflow/task"
 	"github.com/stratadb/strata/engine"
@@ -52,6 +53,9 @@ type Config struct {
 	// VsDuckDB writes the events to Parquet and runs each query's batch
 	// form in DuckDB: its time and whether the view equals its result.
 	VsDuckDB bool
+	// Input is how the queries read person, auction and bid: InputTable
+	// (the default) or InputSource ([input-source]).
+	Input string
 	// Timeout bounds each query's run (default 30 min).
 	Timeout time.Duration
 	// Logger receives the engine's warnings; nil discards them.
@@ -82,7 +86,35 @@ func (c Config) withDefaults() Config {
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
+	if c.Input == "" {
+		c.Input = InputTable
+	}
 	return c
+}
+
+// Inputs of Config.Input.
+const (
+	// InputTable: each query's inputs are tables with the nexmark
+	// connector, filled by their ingest jobs, whose changelogs the view
+	// reads.
+	InputTable = "table"
+	// InputSource: each query's inputs are sources (CREATE SOURCE) that
+	// store nothing; the view's job runs the generator itself, as Flink
+	// and RisingWave run Nexmark ([input-source]).
+	InputSource = "source"
+)
+
+func (c Config) check() error {
+	switch c.Input {
+	case InputTable:
+	case InputSource:
+		if len(c.BidKey) > 0 {
+			return fmt.Errorf("nexmark bench: --bid-key declares a primary key on bid, and a source has none (its changes are inserts only); use --input table: %w", base.ErrInvalidArgument)
+		}
+	default:
+		return fmt.Errorf("nexmark bench: input %q is not %s or %s: %w", c.Input, InputTable, InputSource, base.ErrInvalidArgument)
+	}
+	return nil
 }
 
 // Statuses of a Result.
@@ -117,6 +149,8 @@ type Result struct {
 	EventsPerSec    float64 `json:"events_per_sec"`
 	PeakRSSBytes    int64   `json:"peak_rss_bytes"`
 	Parallelism     int     `json:"parallelism"`
+	// Input is Config.Input: "table" or "source".
+	Input string `json:"input,omitempty"`
 	// BidKey is Config.BidKey, comma-separated, when set.
 	BidKey string `json:"bid_key,omitempty"`
 	// Checkpoints is the number of completed checkpoints of all the run's
@@ -177,6 +211,9 @@ type Runner struct {
 // events to Parquet and opens DuckDB over them.
 func NewRunner(cfg Config) (*Runner, error) {
 	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
 	r := &Runner{cfg: cfg, dir: cfg.Dir}
 	if r.dir == "" {
 		d, err := os.MkdirTemp("", "strata-nexmark-")
@@ -260,9 +297,26 @@ func tableDDL(t gen.Table, events, seed uint64, bidKey []string, more ...string)
 
 // tableDDLWith is tableDDL, with bid's ProcTimeColumn when procTime.
 func tableDDLWith(t gen.Table, events, seed uint64, bidKey []string, procTime bool, more ...string) string {
+	return createDDL("TABLE", t, events, seed, bidKey, procTime, more...)
+}
+
+// sourceDDL is the CREATE SOURCE of a Nexmark table bounded to events
+// ([input-source]): tableDDL's columns and options, with no primary key
+// (a source has none; its changes are inserts only, as Flink's and
+// RisingWave's Nexmark sources declare none).
+func sourceDDL(t gen.Table, events, seed uint64, procTime bool) string {
+	return createDDL("SOURCE", t, events, seed, nil, procTime)
+}
+
+// createDDL is the CREATE TABLE or CREATE SOURCE (what) of tableDDLWith
+// and sourceDDL.
+func createDDL(what string, t gen.Table, events, seed uint64, bidKey []string, procTime bool, more ...string) string {
 	sc := t.Schema()
 	if t == gen.Bid && len(bidKey) > 0 {
 		sc.PrimaryKey = bidKey
+	}
+	if what == "SOURCE" {
+		sc.PrimaryKey = nil
 	}
 	cols := make([]string, len(sc.Columns))
 	for i, c := range sc.Columns {
@@ -278,7 +332,15 @@ func tableDDLWith(t gen.Table, events, seed uint64, bidKey []string, procTime bo
 	for i := 0; i+1 < len(more); i += 2 {
 		opts += fmt.Sprintf(", %s = '%s'", more[i], more[i+1])
 	}
-	return fmt.Sprintf("CREATE TABLE %s (%s) WITH (%s)", t, strings.Join(cols, ", "), opts)
+	return fmt.Sprintf("CREATE %s %s (%s) WITH (%s)", what, t, strings.Join(cols, ", "), opts)
+}
+
+// ingestPosition tells where the ingest job of a Nexmark table of e last
+// closed an epoch.
+func ingestPosition(e *engine.Engine) func(gen.Table) ingest.Pair {
+	return func(t gen.Table) ingest.Pair {
+		return e.IngestPosition(engine.IngestJobName(catalog.Name(engine.DefaultDatabase, string(t))))
+	}
 }
 
 func sideInputDDL(path string) string {
@@ -347,10 +409,14 @@ func (c *checkpoints) summary() (n int, p99Ms float64, maxBytes int64) {
 // with DuckDB's batch result.
 func (r *Runner) Query(ctx context.Context, q Query) Result {
 	cfg := r.cfg
-	res := Result{Query: q.Name, Events: cfg.Events, Parallelism: cfg.Parallelism, Note: q.Note, BidKey: strings.Join(cfg.BidKey, ",")}
+	res := Result{Query: q.Name, Events: cfg.Events, Parallelism: cfg.Parallelism, Note: q.Note, BidKey: strings.Join(cfg.BidKey, ","), Input: cfg.Input}
 	fail := func(status string, err error) Result {
 		res.Status, res.Error = status, err.Error()
 		return res
+	}
+	sources := cfg.Input == InputSource
+	if sources && q.View == "" {
+		return fail(StatusUnsupported, fmt.Errorf("%s fills the input tables with no view; with --input source nothing is stored, so there is nothing to measure (use --input table)", q.Name))
 	}
 	dir := filepath.Join(r.dir, q.Name)
 	if err := os.RemoveAll(dir); err != nil {
@@ -386,9 +452,17 @@ func (r *Runner) Query(ctx context.Context, q Query) Result {
 	smp := startSampler(50*time.Millisecond, func() { cps.poll(e) })
 	start, cpu0 := time.Now(), cpuTime()
 	for _, t := range q.Tables {
-		if err := execSQL(ctx, sess, tableDDLWith(t, cfg.Events, cfg.Seed, cfg.BidKey, q.ProcTime)); err != nil {
+		ddl := tableDDLWith(t, cfg.Events, cfg.Seed, cfg.BidKey, q.ProcTime)
+		status := StatusFailed
+		if sources {
+			ddl = sourceDDL(t, cfg.Events, cfg.Seed, q.ProcTime)
+			// A source refuses what q12's bid needs (a stored
+			// processing-time column): the query is unsupported then.
+			status = StatusUnsupported
+		}
+		if err := execSQL(ctx, sess, ddl); err != nil {
 			smp.finish()
-			return fail(StatusFailed, fmt.Errorf("table %s: %w", t, err))
+			return fail(status, fmt.Errorf("%s: %w", strings.SplitN(ddl, " (", 2)[0], err))
 		}
 	}
 	view := catalog.Name(engine.DefaultDatabase, q.Name)
@@ -402,7 +476,13 @@ func (r *Runner) Query(ctx context.Context, q Query) Result {
 			return fail(StatusUnsupported, err)
 		}
 	}
-	target, err := r.waitConsumed(ctx, e, q.Tables)
+	position := ingestPosition(e)
+	if sources {
+		position = func(t gen.Table) ingest.Pair {
+			return e.SourcePosition(view, catalog.Name(engine.DefaultDatabase, string(t)))
+		}
+	}
+	target, err := r.waitConsumed(ctx, e, q.Tables, position)
 	// Without a view (the Ingest baseline) the tables are what is waited
 	// for.
 	waitFor := []catalog.ObjectName{view}
@@ -456,10 +536,12 @@ func (r *Runner) Query(ctx context.Context, q Query) Result {
 	return res
 }
 
-// waitConsumed waits until the ingest job of every table has closed an
-// epoch at a position past its last event, and returns the highest such
-// epoch: once the view commits it, the view holds every event.
-func (r *Runner) waitConsumed(ctx context.Context, e *engine.Engine, tables []gen.Table) (base.Epoch, error) {
+// waitConsumed waits until the reader of every table (position tells
+// where it last closed an epoch: the table's ingest job, or the view's
+// reader of the source) has closed an epoch at a position past its last
+// event, and returns the highest such epoch: once the view commits it,
+// the view holds every event.
+func (r *Runner) waitConsumed(ctx context.Context, e *engine.Engine, tables []gen.Table, position func(gen.Table) ingest.Pair) (base.Epoch, error) {
 	readers := make([]*gen.Reader, len(tables))
 	for i, t := range tables {
 		rd, err := gen.NewReader(t, r.genConfig())
@@ -472,7 +554,7 @@ func (r *Runner) waitConsumed(ctx context.Context, e *engine.Engine, tables []ge
 		var target base.Epoch
 		done := true
 		for i, t := range tables {
-			p := e.IngestPosition(engine.IngestJobName(catalog.Name(engine.DefaultDatabase, string(t))))
+			p := position(t)
 			if p.Epoch == 0 || !readers[i].Exhausted(p.Position) {
 				done = false
 				break

@@ -42,3 +42,33 @@ func TestBenchNexmarkJSON(t *testing.T) {
 		t.Errorf("q12: %v", q12)
 	}
 }
+
+// TestBenchNexmarkInputSource runs two stateless queries with --input
+// source: both equal DuckDB's result and say which input they read.
+func TestBenchNexmarkInputSource(t *testing.T) {
+	out, err := run(t, "bench", "nexmark", "--query", "q0,q14", "--events", "3000", "--json", "--vs-duckdb", "--input", "source",
+		"--epoch-interval", "20ms", "--checkpoint-interval", "50ms", "--dir", t.TempDir())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var n int
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		n++
+		if m["status"] != "ok" || m["equal_to_duckdb"] != true || m["input"] != "source" || m["events"] != 3000.0 {
+			t.Errorf("%v: %v", m["query"], m)
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d JSON objects, want 2:\n%s", n, out)
+	}
+	if out, err := run(t, "bench", "nexmark", "--query", "q0", "--input", "pipe", "--dir", t.TempDir()); err == nil || !strings.Contains(err.Error()+out, `input "pipe"`) {
+		t.Errorf("--input pipe: %v\n%s", err, out)
+	}
+}

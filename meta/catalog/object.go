@@ -157,10 +157,15 @@ func validateColumns(owner ObjectName, columns []Column) (map[string]int, error)
 // Postgres CDC slot, a generator. Connector names the connector package;
 // Options configure it.
 type Source struct {
-	Name      ObjectName        `json:"name"`
-	Connector string            `json:"connector"`
-	Columns   []Column          `json:"columns,omitempty"`
-	Options   map[string]string `json:"options,omitempty"`
+	Name      ObjectName `json:"name"`
+	Connector string     `json:"connector"`
+	Columns   []Column   `json:"columns,omitempty"`
+	// PrimaryKey is the key a source's changes are keyed by, when its
+	// definition declares one; the engine decides which connectors may
+	// have one (a source read directly by views has none: its changes
+	// are inserts only).
+	PrimaryKey []string          `json:"primary_key,omitempty"`
+	Options    map[string]string `json:"options,omitempty"`
 	// Version is the catalog version that created the source.
 	Version uint64 `json:"version"`
 }
@@ -174,9 +179,16 @@ func (s *Source) Validate() error {
 	if err := ValidateName("connector", s.Connector); err != nil {
 		return fmt.Errorf("source %s: %w", s.Name, err)
 	}
+	idx := map[string]int{}
 	if len(s.Columns) > 0 {
-		if _, err := validateColumns(s.Name, s.Columns); err != nil {
+		var err error
+		if idx, err = validateColumns(s.Name, s.Columns); err != nil {
 			return err
+		}
+	}
+	for _, k := range s.PrimaryKey {
+		if _, ok := idx[k]; !ok {
+			return fmt.Errorf("source %s: primary key column %q is not a column of the source: %w", s.Name, k, base.ErrInvalidArgument)
 		}
 	}
 	for _, c := range s.Columns {
@@ -264,6 +276,7 @@ func cloneTable(t Table) Table {
 
 func cloneSource(s Source) Source {
 	s.Columns = slices.Clone(s.Columns)
+	s.PrimaryKey = slices.Clone(s.PrimaryKey)
 	s.Options = maps.Clone(s.Options)
 	return s
 }

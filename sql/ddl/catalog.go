@@ -56,9 +56,10 @@ func (s *CreateSource) Source(db string) catalog.Source {
 		opts = nil
 	}
 	return catalog.Source{
-		Name:      ObjectName(s.Name, db),
-		Connector: connector,
-		Columns:   CatalogColumns(s.Columns),
-		Options:   opts,
+		Name:       ObjectName(s.Name, db),
+		Connector:  connector,
+		Columns:    CatalogColumns(s.Columns),
+		PrimaryKey: append([]string(nil), s.PrimaryKey...),
+		Options:    opts,
 	}
 }

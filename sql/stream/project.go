@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"slices"
+
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/expr"
@@ -19,6 +21,12 @@ import (
 // for each row value the first retractions are paired with the first
 // additions. A -U whose +U was cancelled becomes a -D, a +U whose -U was
 // cancelled a +I, so that every -U is still followed by its +U.
+//
+// Only the input columns that Filter and Exprs read are taken out of a
+// chunk for each row (Nexmark's bid carries two long strings that most
+// projections drop); a Map that only filters, or whose expressions are
+// all input columns of their own types, copies the kept rows column by
+// column, without evaluating anything per row but the filter.
 type Map struct {
 	operator.Base
 	// Filter keeps the rows for which it is TRUE; nil keeps all.
@@ -30,6 +38,54 @@ type Map struct {
 
 	ctx *operator.Context
 	row types.Row
+	// need are the input columns Filter and Exprs read (ColumnRef is the
+	// only expression that reads the row), found on the first chunk.
+	need    []int
+	planned bool
+	sel     []int
+	// refs are the input columns of Exprs when every one is a ColumnRef
+	// of its column's type (nil otherwise): the output copies them.
+	refs []int
+}
+
+// plan finds the columns m reads out of a chunk of width columns.
+func (m *Map) plan(width int) {
+	m.planned = true
+	seen := make([]bool, width)
+	mark := func(e expr.Expr) {
+		expr.Walk(e, func(x expr.Expr) bool {
+			if c, ok := x.(*expr.ColumnRef); ok && c.Index < width {
+				seen[c.Index] = true
+			}
+			return true
+		})
+	}
+	if m.Filter != nil {
+		mark(m.Filter)
+	}
+	for _, e := range m.Exprs {
+		mark(e)
+	}
+	for i, s := range seen {
+		if s {
+			m.need = append(m.need, i)
+		}
+	}
+	for _, e := range m.Exprs {
+		c, ok := e.(*expr.ColumnRef)
+		if !ok || c.Index >= width {
+			m.refs = nil
+			return
+		}
+		m.refs = append(m.refs, c.Index)
+	}
+}
+
+// fill sets the needed columns of m.row to row i of c.
+func (m *Map) fill(c *types.Chunk, i int) {
+	for _, j := range m.need {
+		m.row[j] = c.Cols[j].Get(i)
+	}
 }
 
 // Open implements operator.Operator.
@@ -43,19 +99,26 @@ func (m *Map) Open(ctx *operator.Context) error {
 
 // Process implements operator.Operator.
 func (m *Map) Process(_ int, c *types.Chunk) error {
-	var out *types.Chunk
-	if m.Exprs == nil {
-		out = types.NewChunk(c.Types(), c.Len())
-	} else {
-		ts := make([]types.Type, len(m.Exprs))
-		for i, e := range m.Exprs {
-			ts[i] = e.Type()
-		}
-		out = types.NewChunk(ts, c.Len())
+	if !m.planned {
+		m.plan(c.Width())
 	}
+	if len(m.row) != c.Width() {
+		m.row = make(types.Row, c.Width())
+	}
+	if m.Exprs == nil {
+		return m.filter(c)
+	}
+	if m.refs != nil && m.sameTypes(c) {
+		return m.copyColumns(c)
+	}
+	ts := make([]types.Type, len(m.Exprs))
+	for i, e := range m.Exprs {
+		ts[i] = e.Type()
+	}
+	out := types.NewChunk(ts, c.Len())
 	projected := make(types.Row, len(m.Exprs))
 	for i := range c.Len() {
-		m.row = c.AppendRowTo(m.row[:0], i)
+		m.fill(c, i)
 		if m.Filter != nil {
 			v, err := m.Filter.Eval(m.Eval, m.row)
 			if err != nil {
@@ -64,10 +127,6 @@ func (m *Map) Process(_ int, c *types.Chunk) error {
 			if v.IsNull() || !v.Bool() {
 				continue
 			}
-		}
-		if m.Exprs == nil {
-			out.Append(c.Kinds[i], m.row)
-			continue
 		}
 		for j, e := range m.Exprs {
 			v, err := e.Eval(m.Eval, m.row)
@@ -78,13 +137,94 @@ func (m *Map) Process(_ int, c *types.Chunk) error {
 		}
 		out.Append(c.Kinds[i], projected)
 	}
-	if m.Exprs != nil {
-		out = cancelNoise(out)
-	}
+	out = cancelNoise(out)
 	if out.Len() == 0 {
 		return nil
 	}
 	return m.ctx.Output.Emit(out)
+}
+
+// sameTypes reports whether each column Exprs copy has the type its
+// ColumnRef gives (a copy keeps the column's type).
+func (m *Map) sameTypes(c *types.Chunk) bool {
+	for j, r := range m.refs {
+		if c.Cols[r].Type != m.Exprs[j].Type() {
+			return false
+		}
+	}
+	return true
+}
+
+// copyColumns emits the rows of c that Filter keeps, with the columns
+// refs names.
+func (m *Map) copyColumns(c *types.Chunk) error {
+	if err := m.selectRows(c); err != nil {
+		return err
+	}
+	if len(m.sel) == 0 {
+		return nil
+	}
+	ts := make([]types.Type, len(m.refs))
+	for j, r := range m.refs {
+		ts[j] = c.Cols[r].Type
+	}
+	out := types.NewChunk(ts, len(m.sel))
+	for _, i := range m.sel {
+		out.Kinds = append(out.Kinds, c.Kinds[i])
+	}
+	all := len(m.sel) == c.Len()
+	for j, r := range m.refs {
+		col := &c.Cols[r]
+		if all {
+			out.Cols[j] = cloneVector(col)
+			continue
+		}
+		for _, i := range m.sel {
+			out.Cols[j].Append(col.Get(i))
+		}
+	}
+	out = cancelNoise(out)
+	if out.Len() == 0 {
+		return nil
+	}
+	return m.ctx.Output.Emit(out)
+}
+
+// cloneVector copies v's values (a NUMERIC's decimals are shared, as
+// Vector.Get and Append share them).
+func cloneVector(v *types.Vector) types.Vector {
+	return types.Vector{Type: v.Type, Nulls: slices.Clone(v.Nulls), Ints: slices.Clone(v.Ints), Aux: slices.Clone(v.Aux),
+		Floats: slices.Clone(v.Floats), Decimals: slices.Clone(v.Decimals), Strs: slices.Clone(v.Strs)}
+}
+
+// filter emits the rows of c that Filter keeps (all of them without one).
+func (m *Map) filter(c *types.Chunk) error {
+	if err := m.selectRows(c); err != nil {
+		return err
+	}
+	if len(m.sel) == 0 {
+		return nil
+	}
+	return m.ctx.Output.Emit(c.Select(m.sel))
+}
+
+// selectRows sets m.sel to the rows of c that Filter keeps.
+func (m *Map) selectRows(c *types.Chunk) error {
+	m.sel = m.sel[:0]
+	for i := range c.Len() {
+		if m.Filter != nil {
+			m.fill(c, i)
+			v, err := m.Filter.Eval(m.Eval, m.row)
+			if err != nil {
+				return err
+			}
+			if v.IsNull() || !v.Bool() {
+				continue
+			}
+		}
+		m.sel = append(m.sel, i)
+	}
+	return nil
 }
 
 // cancelNoise drops the retractions and additions of c that cancel out

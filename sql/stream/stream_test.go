@@ -534,3 +534,43 @@ func TestRepeat(t *testing.T) {
 		t.Fatalf("Repeat: %s, want %s", got, want)
 	}
 }
+
+// A Map whose expressions are input columns copies them column by column,
+// all rows or the filter's; one that only filters selects whole rows; a
+// column reference of another type than its column is evaluated row by
+// row. Each gives the rows the row-at-a-time evaluation gives.
+func TestMapCopiesColumns(t *testing.T) {
+	gt, _, err := expr.Builtins.Lookup(">", []types.Type{types.Int64, types.Int64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &expr.ColumnRef{Index: 1, Typ: types.Int64, Name: "v"}
+	over5 := expr.NewCall(gt, v, &expr.Const{Value: types.NewInt64(5), Typ: types.Int64})
+	text := &expr.ColumnRef{Index: 2, Typ: types.Text}
+	for _, tc := range []struct {
+		name string
+		m    *Map
+		want string
+	}{
+		{"columns, all rows", &Map{Exprs: []expr.Expr{text, &expr.ColumnRef{Index: 0, Typ: types.Int64}}}, "+I (a, 1); +I (b, 2); -D (c, 3)"},
+		{"columns, filtered", &Map{Filter: over5, Exprs: []expr.Expr{text, v}}, "+I (b, 9)"},
+		{"filter only", &Map{Filter: over5}, "+I (2, 9, b)"},
+		{"an expression", &Map{Exprs: []expr.Expr{&expr.Cast{Arg: &expr.ColumnRef{Index: 0, Typ: types.Int64}, To: types.Text}}}, "+I (1); +I (2); -D (3)"},
+		{"a reference of another type", &Map{Exprs: []expr.Expr{&expr.ColumnRef{Index: 2, Typ: types.Varchar}}}, "+I (a); +I (b); -D (c)"},
+	} {
+		out := &collector{}
+		if err := tc.m.Open(newContext(t, heap.New(), out, 0)); err != nil {
+			t.Fatal(err)
+		}
+		c := types.NewChunk(inTypes, 3)
+		c.Append(types.Insert, row(1, 4, "a"))
+		c.Append(types.Insert, row(2, 9, "b"))
+		c.Append(types.Delete, row(3, 5, "c"))
+		if err := tc.m.Process(0, c); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(out.rows(), "; "); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
