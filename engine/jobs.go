@@ -409,7 +409,33 @@ func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.T
 	if err != nil {
 		return nil, err
 	}
+	groupTableSources(j.Graph)
 	return j.Graph, nil
+}
+
+// groupTableSources makes the table sources of a view job one
+// tablesource.Group, so that each closes an epoch only once every input
+// table has committed it and every source has given out its changes
+// (DESIGN.md "The epoch protocol"; tablesource invariant
+// close-with-group). A table source runs with parallelism 1, so its vertex
+// names it in the group; the runtime builds every source of an attempt
+// before it runs any, so all of them have joined before the first reads.
+func groupTableSources(g *graph.Job) {
+	group := tablesource.NewGroup()
+	for i := range g.Vertices {
+		v := &g.Vertices[i]
+		if v.NewSource == nil {
+			continue
+		}
+		newSource, member := v.NewSource, v.Name
+		v.NewSource = func(subtask int) operator.Source {
+			src := newSource(subtask)
+			if ts, ok := src.(*tablesource.Source); ok {
+				ts.JoinGroup(group, member)
+			}
+			return src
+		}
+	}
 }
 
 // planViewJob plans a view's query: its job and its changelog mode. The

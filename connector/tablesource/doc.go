@@ -20,6 +20,27 @@
 // that join them align epoch barriers on all inputs, so their output for
 // epoch E waits until every input table has committed E.
 //
+// Invariant (close-with-group): the sources of one job form a Group, and
+// each closes epoch E only once every source of the group is ready to:
+// has given out all of its changes up to E, its table having committed E,
+// as DESIGN.md's epoch protocol says of view jobs. The changes of the epoch
+// after the last closed one may go out before that; nothing later does.
+// So the sources close each epoch together: no source runs epochs ahead of
+// the others, and a checkpoint triggered by one source's barrier E finds
+// the others at E too, so that it covers E in every input and the sink can
+// commit E when it completes (Group says which designs fell short).
+//
+// # Waiting
+//
+// A source that has caught up waits for its table's next commit on the
+// table's change notification (table/snapshot invariant wake-or-poll): a
+// commit by the writer in the same process wakes it at once; otherwise it
+// looks again after the idle wait (Config.Idle, growing while nothing
+// changes), which is how commits of other processes are seen. A source
+// waiting for its group wakes when another member becomes ready. Either
+// wait ends after the idle wait at the latest, so that the runtime can
+// pass checkpoint barriers meanwhile.
+//
 // # Checkpoints
 //
 // The source's state is the stream position (snapshot, offset) after the

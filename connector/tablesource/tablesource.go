@@ -29,7 +29,9 @@ type Config struct {
 	// that epoch (bounded reads, tests).
 	UntilEpoch base.Epoch
 	// Idle is how long Next waits when the table has nothing new (default
-	// 5 ms); Next never blocks longer.
+	// 5 ms, growing to five times that while nothing changes: idleWait);
+	// a commit of the table by a writer in this process ends the wait at
+	// once (package doc, "Waiting"). Next never blocks longer.
 	Idle time.Duration
 	// StartAfter, when not zero, makes a fresh source (without restored
 	// state) emit the table as it is at epoch StartAfter (the full content
@@ -68,13 +70,19 @@ type Source struct {
 	registered  base.SnapshotID
 	// idle counts the polls in a row that found nothing new.
 	idle int
+	// group, when set, holds the other table sources of the job, and
+	// member is this source's name in it: an epoch closes only once every
+	// member is ready to close it (invariant close-with-group).
+	group  *Group
+	member string
 }
 
 // idleWait is how long a source that found nothing new n polls in a row
-// waits before it looks again: base for the first 20 polls, then a base
-// more every 20 polls, up to five times base (25 ms by default), so that a
-// table that changes every epoch is seen within base of its commit while
-// a table nobody writes costs a fifth of the polls.
+// waits before it looks again, unless a commit in this process wakes it
+// first: base for the first 20 polls, then a base more every 20 polls, up
+// to five times base (25 ms by default), so that a table written by
+// another process that changes every epoch is seen within base of its
+// commit while a table nobody writes costs a fifth of the polls.
 func idleWait(base time.Duration, n int) time.Duration {
 	return min(base*time.Duration(1+n/20), 5*base)
 }
@@ -117,6 +125,9 @@ func (s *Source) Open(ctx *operator.Context) error {
 		}
 		s.pos, s.closed, s.closeTo, s.full = p.Position, p.Closed, max(p.CloseTo, p.Closed), p.Full
 		s.started = true
+		if s.group != nil {
+			s.group.ready(s.member, s.closed)
+		}
 	}
 	return nil
 }
@@ -215,6 +226,11 @@ func (s *Source) nextFull() (operator.Item, error) {
 // Next implements operator.Source.
 func (s *Source) Next() (operator.Item, error) {
 	if s.closed < s.closeTo {
+		if !s.groupAllows(s.closed + 1) {
+			// Every change up to closeTo is out; the next epoch waits for
+			// the group's other sources, and so does everything after it.
+			return operator.Item{}, nil
+		}
 		s.closed++
 		return operator.Item{Epoch: s.closed}, nil
 	}
@@ -224,6 +240,9 @@ func (s *Source) Next() (operator.Item, error) {
 		return s.emit(b), nil
 	}
 	if s.cfg.UntilEpoch != 0 && s.closed >= s.cfg.UntilEpoch {
+		if s.group != nil {
+			s.group.ready(s.member, ^base.Epoch(0)) // holds nobody back
+		}
 		return operator.Item{Done: true}, nil
 	}
 	if !s.started {
@@ -246,7 +265,9 @@ func (s *Source) Next() (operator.Item, error) {
 		// snapshots published before the epoch was raised are visible now,
 		// so if the stream is still empty, every change up to that epoch
 		// has been emitted. (Reading it only here keeps the marker file off
-		// the path of every batch.)
+		// the path of every batch.) The wake-up channel is taken before
+		// that look, so a commit after it wakes the wait below.
+		changed := s.cfg.Table.Store().Snapshots.Changed()
 		committed, err := s.stream.CommittedEpoch()
 		if err != nil {
 			return operator.Item{}, fmt.Errorf("table source %s: %w", s.cfg.Name, err)
@@ -261,7 +282,7 @@ func (s *Source) Next() (operator.Item, error) {
 				return operator.Item{}, nil
 			}
 			s.idle++
-			time.Sleep(idleWait(s.cfg.Idle, s.idle))
+			s.wait(changed)
 			return operator.Item{}, nil
 		}
 	}
@@ -274,6 +295,18 @@ func (s *Source) Next() (operator.Item, error) {
 		return operator.Item{}, nil
 	}
 	return s.emit(&b), nil
+}
+
+// wait pauses a source that has caught up with its table: until changed
+// fires (the table's next commit in this process, table/snapshot invariant
+// wake-or-poll) or the idle wait passes, whichever comes first.
+func (s *Source) wait(changed <-chan struct{}) {
+	t := time.NewTimer(idleWait(s.cfg.Idle, s.idle))
+	defer t.Stop()
+	select {
+	case <-changed:
+	case <-t.C:
+	}
 }
 
 // emit returns a batch's changes and advances the position past it.

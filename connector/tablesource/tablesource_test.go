@@ -202,3 +202,91 @@ func TestFreshSourceStartsFromTheFullSnapshotAtStartAfter(t *testing.T) {
 		t.Fatalf("after restore:\n got %s\nwant %s", got, want)
 	}
 }
+
+// poll calls Next n times and keeps what the calls returned (an empty item
+// means the source had nothing to give out yet).
+func poll(t *testing.T, s *Source, n int) string {
+	t.Helper()
+	var out []string
+	for range n {
+		it, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case it.Epoch != base.NoEpoch:
+			out = append(out, fmt.Sprintf("epoch %d", it.Epoch))
+		case it.Chunk != nil:
+			out = append(out, strings.TrimSuffix(strings.ReplaceAll(it.Chunk.String(), "\n", "; "), "; "))
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+// TestGroupClosesEachEpochTogether checks invariant close-with-group: of
+// two sources of one job, over a table that committed epoch 4 and one that
+// commits later, neither closes an epoch before the other is ready to
+// (has given out its changes up to it, its table having committed it); the
+// changes of the epoch after the last closed one may go out meanwhile.
+// Polling stands in for the job's subtasks, which run the two at once.
+func TestGroupClosesEachEpochTogether(t *testing.T) {
+	fast := newTable(t) // epochs 1 (inserts), 2, 3 (an update), 4
+	slow, err := table.Create(fileio.NewMem(), "wh/dev/slow", []schema.Field{{Name: "k", Type: types.Int64}}, []string{"k"}, map[string]string{"bucket": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(tb *table.Table, name string, g *Group) *Source {
+		s := New(Config{Table: tb, Name: name, Types: []types.Type{types.Int64, types.Int64}, Idle: time.Millisecond})
+		s.JoinGroup(g, name)
+		if err := s.Open(&operator.Context{Vertex: name, Parallelism: 1, State: state.NewStore(heap.New(), state.RangeOf(0, 1, 128), 128)}); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	g := NewGroup()
+	s, other := open(fast, "fast", g), open(slow, "slow", g)
+	advance := func(e base.Epoch) {
+		if err := slow.Store().Snapshots.AdvanceCommittedEpoch(e, "w"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, step := range []struct {
+		advance base.Epoch // the slow table commits up to it first
+		src     *Source
+		want    string
+	}{
+		{0, s, "+I (1, 10); +I (2, 20)"},
+		{0, other, ""},
+		{2, other, "epoch 1"}, // fast is ready for 1 only
+		{0, s, "epoch 1 | epoch 2 | -U (1, 10); +U (1, 11)"},
+		{0, other, "epoch 2"},
+		{0, s, ""},            // ready for 3, slow is not
+		{6, other, "epoch 3"}, // fast has not looked past epoch 3 yet
+		{0, s, "epoch 3 | epoch 4"},
+		{0, other, "epoch 4"},
+	} {
+		if step.advance != 0 {
+			advance(step.advance)
+		}
+		name := "fast"
+		if step.src == other {
+			name = "slow"
+		}
+		if got := poll(t, step.src, 8); got != step.want {
+			t.Fatalf("step %d, %s source:\n got %q\nwant %q", i, name, got, step.want)
+		}
+	}
+	// A new attempt's source replaces the member of the same name: it
+	// starts unready, and holds the other back until it catches up.
+	s2 := open(fast, "fast", g)
+	advance(8)
+	if got := poll(t, other, 8); got != "" {
+		t.Fatalf("slow source with a new fast source at epoch 0: got %q, want nothing", got)
+	}
+	if got, want := poll(t, s2, 12), "+I (1, 10); +I (2, 20) | epoch 1 | epoch 2 | -U (1, 10); +U (1, 11) | epoch 3 | epoch 4"; got != want {
+		t.Fatalf("new fast source:\n got %q\nwant %q", got, want)
+	}
+	if got := poll(t, other, 8); got != "" {
+		t.Fatalf("slow source closed %q past the fast table's committed epoch 4", got)
+	}
+}

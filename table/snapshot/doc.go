@@ -27,6 +27,15 @@
 // reader's persisted position, the next snapshot it will read; expiration
 // keeps every snapshot from the smallest consumer position on.
 //
+// # Change notification
+//
+// A streaming reader that has caught up waits for the next commit. Within
+// the process that writes the table (the engine shares one Manager per
+// table between the table's writer and its readers), Manager.Changed hands
+// it a channel that the next Publish or marker advance closes, so the
+// reader sees the commit at once instead of at its next poll. Readers
+// elsewhere keep polling (invariant wake-or-poll).
+//
 // # Invariants
 //
 //   - [publish-once] snapshot-<id> is published with put-if-absent; of two
@@ -36,4 +45,9 @@
 //     can read its manifests unless the snapshot is being expired, which
 //     consumers and tags prevent.
 //   - [epoch-monotonic] snapshot epochs never decrease with the id.
+//   - [wake-or-poll] Manager.Changed wakes the readers of this process when
+//     the same Manager publishes a snapshot or raises the marker; a change
+//     made elsewhere (another process, another Manager of the table) wakes
+//     nobody, so a reader waiting on Changed also looks again after a
+//     timeout, and it treats a wake-up only as a reason to look.
 package snapshot

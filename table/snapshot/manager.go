@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,13 @@ type Manager struct {
 	// listedEmpty is when a listing last found no snapshot (Unix
 	// nanoseconds; 0 if none did).
 	listedEmpty atomic.Int64
+	// change wakes the readers of this process waiting for the table to
+	// change (Changed).
+	change struct {
+		sync.Mutex
+		// ch is closed at the next change; nil while nobody waits.
+		ch chan struct{}
+	}
 }
 
 // NewManager returns the snapshot manager of the table at dir.
@@ -92,7 +100,34 @@ func (m *Manager) Publish(s *Snapshot) error {
 	if err := m.fs.PutIfAbsent(m.Path(s.ID), b); err != nil {
 		return fmt.Errorf("table %s: publish snapshot %d: %w", m.table, s.ID, err)
 	}
+	m.notifyChange()
 	return nil
+}
+
+// Changed returns a channel that is closed once this manager publishes a
+// snapshot or raises the committed-epoch marker after the call: a reader
+// in the same process that found nothing new waits on it (with a timeout)
+// instead of polling on a clock, so it sees a commit as soon as the writer
+// makes it. It is a wake-up, not a guarantee of news: look again after it
+// fires, and keep the timeout, which is how changes made through another
+// Manager or by another process are seen (invariant wake-or-poll).
+func (m *Manager) Changed() <-chan struct{} {
+	m.change.Lock()
+	defer m.change.Unlock()
+	if m.change.ch == nil {
+		m.change.ch = make(chan struct{})
+	}
+	return m.change.ch
+}
+
+// notifyChange wakes the waiters of Changed.
+func (m *Manager) notifyChange() {
+	m.change.Lock()
+	if m.change.ch != nil {
+		close(m.change.ch)
+		m.change.ch = nil
+	}
+	m.change.Unlock()
 }
 
 // Delete removes the file of snapshot id ([pointer-first]: callers delete
@@ -338,5 +373,9 @@ func (m *Manager) AdvanceCommittedEpoch(e base.Epoch, user string) error {
 	if err != nil {
 		return err
 	}
-	return m.fs.WriteFile(m.markerPath(), b)
+	if err := m.fs.WriteFile(m.markerPath(), b); err != nil {
+		return err
+	}
+	m.notifyChange()
+	return nil
 }

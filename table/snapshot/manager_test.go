@@ -87,3 +87,63 @@ func TestTagsAndConsumers(t *testing.T) {
 		t.Fatalf("min consumer %d after delete", c)
 	}
 }
+
+// closedNow reports whether ch is closed, without waiting.
+func closedNow(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestChangedWakesOnPublishAndMarker checks invariant wake-or-poll's
+// in-process half: the channel handed out before a publish or a marker
+// advance is closed by it; a marker write that does not raise the marker
+// wakes nobody; a manager over the same files that did not write does not
+// wake its own waiters.
+func TestChangedWakesOnPublishAndMarker(t *testing.T) {
+	fs := fileio.NewMem()
+	m := NewManager(fs, "t")
+	other := NewManager(fs, "t")
+	ch, otherCh := m.Changed(), other.Changed()
+	if closedNow(ch) {
+		t.Fatal("closed before any change")
+	}
+	if err := m.Publish(&Snapshot{ID: 1, Epoch: 3, CommitKind: Append}); err != nil {
+		t.Fatal(err)
+	}
+	if !closedNow(ch) {
+		t.Fatal("publish did not close the channel taken before it")
+	}
+	if closedNow(otherCh) {
+		t.Fatal("another manager's waiters woke: only the writing manager notifies")
+	}
+	ch = m.Changed()
+	if closedNow(ch) {
+		t.Fatal("a channel taken after the publish is closed already")
+	}
+	if err := m.AdvanceCommittedEpoch(2, "w"); err != nil { // no marker yet: 2 raises it
+		t.Fatal(err)
+	}
+	if !closedNow(ch) {
+		t.Fatal("raising the marker to 2 did not wake")
+	}
+	ch = m.Changed()
+	if err := m.AdvanceCommittedEpoch(2, "w"); err != nil {
+		t.Fatal(err)
+	}
+	if closedNow(ch) {
+		t.Fatal("a marker write that raised nothing woke the waiters")
+	}
+	if err := m.AdvanceCommittedEpoch(7, "w"); err != nil {
+		t.Fatal(err)
+	}
+	if !closedNow(ch) {
+		t.Fatal("raising the marker to 7 did not wake")
+	}
+	if e, err := other.CommittedEpoch(); err != nil || e != 7 {
+		t.Fatalf("committed epoch seen by the other manager: %d, %v; want 7", e, err)
+	}
+}
