@@ -432,7 +432,7 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 					stBytes += r.info.Size + r.sharedBytes
 				}
 				err := opts.Storage.Commit(m)
-				next := core.Persisted(act.ID, err)
+				next := core.Persisted(act.ID, err, time.Now())
 				if err == nil && opts.OnEvent != nil {
 					opts.OnEvent(Event{Kind: CheckpointCompleted, ID: act.ID, Duration: time.Since(triggered[act.ID]),
 						ChannelStateBytes: chBytes, StateBytes: stBytes})

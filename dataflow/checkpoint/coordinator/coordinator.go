@@ -22,7 +22,12 @@ type Config struct {
 	// OnEpoch makes the job's epoch barriers trigger its checkpoints
 	// (invariant epoch-triggered): OnEpoch triggers one when three
 	// quarters of Interval have passed since the last trigger, and Tick
-	// only when one and a half have (for a job whose epochs stall).
+	// only when one and a half have (for a job whose epochs stall). An
+	// epoch that comes while a checkpoint is in flight is remembered: the
+	// next checkpoint is triggered as soon as that one completes (and
+	// three quarters of Interval have passed), not at the epoch after.
+	// A trigger that followed no epoch (the clock's, over a stalled job)
+	// does not hold back the next epoch's.
 	OnEpoch bool
 }
 
@@ -88,6 +93,10 @@ type Core struct {
 	cur         *pending
 	failures    int
 	failed      bool
+	// epochs counts the epoch barriers since the last trigger (OnEpoch),
+	// and lastFollowedEpoch says whether the last trigger came after one.
+	epochs            int
+	lastFollowedEpoch bool
 }
 
 // New returns a core whose first checkpoint gets id after+1 and is
@@ -102,7 +111,7 @@ func New(cfg Config, after base.CheckpointID, now time.Time) *Core {
 	if after != 0 {
 		last = now.Add(-cfg.Interval + cfg.Interval/10)
 	}
-	return &Core{cfg: cfg, last: after, lastTrigger: last}
+	return &Core{cfg: cfg, last: after, lastTrigger: last, lastFollowedEpoch: true}
 }
 
 // Pending returns the checkpoint in flight, if any.
@@ -133,6 +142,10 @@ func (c *Core) Tick(now time.Time) []Action {
 		return nil
 	}
 	if c.cfg.OnEpoch {
+		if c.epochDue(now) {
+			// An epoch went out while the last checkpoint was in flight.
+			return c.TriggerNow(now)
+		}
 		if now.Sub(c.lastTrigger) < c.cfg.Interval+c.cfg.Interval/2 {
 			return nil
 		}
@@ -160,10 +173,25 @@ func (c *Core) Tick(now time.Time) []Action {
 // little early against the interval do not skip a checkpoint). Without
 // Config.OnEpoch it does nothing.
 func (c *Core) OnEpoch(now time.Time) []Action {
-	if !c.cfg.OnEpoch || now.Sub(c.lastTrigger) < c.cfg.Interval-c.cfg.Interval/4 {
+	if !c.cfg.OnEpoch {
+		return nil
+	}
+	c.epochs++
+	if c.cur != nil || !c.epochDue(now) {
 		return nil
 	}
 	return c.TriggerNow(now)
+}
+
+// epochDue reports whether an epoch barrier went out since the last
+// trigger and a checkpoint may follow it at now: three quarters of
+// Interval after the last trigger, or at once when that trigger followed
+// no epoch (it covered nothing new).
+func (c *Core) epochDue(now time.Time) bool {
+	if c.epochs == 0 {
+		return false
+	}
+	return !c.lastFollowedEpoch || now.Sub(c.lastTrigger) >= c.cfg.Interval-c.cfg.Interval/4
 }
 
 // TriggerNow triggers a checkpoint at once unless one is in flight (the
@@ -174,6 +202,7 @@ func (c *Core) TriggerNow(now time.Time) []Action {
 	}
 	c.last++
 	c.lastTrigger = now
+	c.lastFollowedEpoch, c.epochs = c.epochs > 0, 0
 	c.cur = &pending{id: c.last, triggered: now, acks: make([]any, c.cfg.Tasks), acked: make([]bool, c.cfg.Tasks)}
 	return []Action{{Kind: Trigger, ID: c.last}}
 }
@@ -209,8 +238,11 @@ func (c *Core) Decline(id base.CheckpointID, task int, reason string) []Action {
 	return c.fail(fmt.Sprintf("declined by task %d: %s", task, reason))
 }
 
-// Persisted reports the outcome of writing checkpoint id's metadata.
-func (c *Core) Persisted(id base.CheckpointID, err error) []Action {
+// Persisted reports the outcome, at now, of writing checkpoint id's
+// metadata. Under Config.OnEpoch a completed checkpoint is followed at
+// once by the next when an epoch barrier went out meanwhile (and three
+// quarters of Interval have passed since the trigger).
+func (c *Core) Persisted(id base.CheckpointID, err error, now time.Time) []Action {
 	if c.cur == nil || c.cur.id != id || !c.cur.persisting {
 		panic(fmt.Sprintf("coordinator: Persisted(%d) without a Persist", id))
 	}
@@ -219,7 +251,11 @@ func (c *Core) Persisted(id base.CheckpointID, err error) []Action {
 	}
 	c.cur = nil
 	c.failures = 0
-	return []Action{{Kind: NotifyComplete, ID: id}}
+	out := []Action{{Kind: NotifyComplete, ID: id}}
+	if c.cfg.OnEpoch && c.epochDue(now) {
+		out = append(out, c.TriggerNow(now)...)
+	}
+	return out
 }
 
 func (c *Core) fail(reason string) []Action {

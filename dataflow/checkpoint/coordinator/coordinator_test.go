@@ -20,11 +20,12 @@ import (
 //	epoch t=<ms>                   a source emitted an epoch barrier at t
 //	ack cp=<id> task=<i>
 //	decline cp=<id> task=<i>
-//	persisted cp=<id> [fail]
+//	persisted cp=<id> [fail] [t=<ms>]  at t, or at the last time given
 func TestScripts(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		var c *Core
 		t0 := time.Unix(1000, 0)
+		var last time.Duration
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 			num := func(k string) int {
 				for _, a := range d.CmdArgs {
@@ -39,6 +40,13 @@ func TestScripts(t *testing.T) {
 				return 0
 			}
 			ms := func(k string) time.Duration { return time.Duration(num(k)) * time.Millisecond }
+			// at is the command's time t, or the last one given.
+			at := func() time.Time {
+				if d.HasArg("t") {
+					last = ms("t")
+				}
+				return t0.Add(last)
+			}
 			var acts []Action
 			switch d.Cmd {
 			case "init":
@@ -46,9 +54,9 @@ func TestScripts(t *testing.T) {
 					OnEpoch: d.HasArg("on-epoch")},
 					base.CheckpointID(num("after")), t0)
 			case "tick":
-				acts = c.Tick(t0.Add(ms("t")))
+				acts = c.Tick(at())
 			case "epoch":
-				acts = c.OnEpoch(t0.Add(ms("t")))
+				acts = c.OnEpoch(at())
 			case "ack":
 				acts = c.Ack(base.CheckpointID(num("cp")), num("task"), fmt.Sprintf("f%d", num("task")))
 			case "decline":
@@ -58,7 +66,7 @@ func TestScripts(t *testing.T) {
 				if d.HasArg("fail") {
 					err = errors.New("disk full")
 				}
-				acts = c.Persisted(base.CheckpointID(num("cp")), err)
+				acts = c.Persisted(base.CheckpointID(num("cp")), err, at())
 			default:
 				d.Fatalf(t, "unknown command %s", d.Cmd)
 			}

@@ -29,7 +29,15 @@
 //     triggers on a clock unrelated to the epochs, E waits half an
 //     interval on average for that checkpoint to start, at every level of
 //     a topology of views. The clock still triggers after one and a half
-//     intervals without an epoch.
+//     intervals without an epoch. An epoch barrier that goes out while a
+//     checkpoint is in flight, or less than three quarters of Interval
+//     after the last trigger, is remembered: the next checkpoint starts
+//     when the one in flight completes, or at the first tick after the
+//     three quarters, not at the epoch after (with checkpoints that take
+//     about an interval, most epoch barriers meet one in flight, and each
+//     epoch would wait a whole interval more). A trigger that followed no
+//     epoch barrier (the clock's) covers nothing new and does not hold
+//     back the next epoch's.
 //   - restored-checkpoint-soon: a job restored from a checkpoint triggers
 //     its first checkpoint a tenth of Interval after it starts, not a
 //     whole Interval. What it produces until then replays what it
