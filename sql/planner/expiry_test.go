@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -11,9 +10,7 @@ import (
 	"time"
 
 	"github.com/stratadb/strata/dataflow/barrier"
-	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/dataflow/operator"
-	"github.com/stratadb/strata/dataflow/task"
 	"github.com/stratadb/strata/dataflow/testkit"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/duckdb"
@@ -208,29 +205,7 @@ func TestWindowGroupsFreedExactlyOnceUnderFailures(t *testing.T) {
 		if !strings.Contains(job.Explain, c.freed) {
 			t.Fatalf("%s: plan does not say %q:\n%s", c.name, c.freed, job.Explain)
 		}
-		opts := task.Options{
-			Policy:             policy,
-			CheckpointInterval: 3 * time.Millisecond,
-			TolerableFailures:  1000,
-			QueueCapacity:      4,
-			Storage:            checkpoint.NewStorage(checkpoint.OSFS{}, t.TempDir(), 2),
-			Restart:            task.RestartStrategy{MaxAttempts: 1000, Delay: time.Millisecond},
-			OnEvent: func(e task.Event) {
-				if e.Kind == task.CheckpointCompleted {
-					in.CheckpointCompleted()
-				}
-			},
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		err = task.Run(ctx, job.Graph, opts)
-		cancel()
-		if err != nil {
-			t.Fatalf("%s, %s: %v", c.name, policy, err)
-		}
-		if in.Failed() < 20 {
-			t.Fatalf("%s: only %d failures happened", c.name, in.Failed())
-		}
-		got := committed(t, ep.store)
+		got := runWithFailures(t, c.name, job, policy, in, ep.store)
 		sameRows(t, fmt.Sprintf("%s, %s after %d failures", c.name, policy, in.Failed()), got, want, job.Explain)
 		t.Logf("%s, %s: %d failures, result equals DuckDB", c.name, policy, in.Failed())
 	}

@@ -165,33 +165,41 @@ func TestNewOperatorsExactlyOnceUnderFailures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opts := task.Options{
-			Policy:             policy,
-			CheckpointInterval: 3 * time.Millisecond,
-			TolerableFailures:  1000,
-			QueueCapacity:      4,
-			Storage:            checkpoint.NewStorage(checkpoint.OSFS{}, t.TempDir(), 2),
-			Restart:            task.RestartStrategy{MaxAttempts: 1000, Delay: time.Millisecond},
-			OnEvent: func(e task.Event) {
-				if e.Kind == task.CheckpointCompleted {
-					in.CheckpointCompleted()
-				}
-			},
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		err = task.Run(ctx, job.Graph, opts)
-		cancel()
-		if err != nil {
-			t.Fatalf("%s, %s: %v", c.name, policy, err)
-		}
-		if in.Failed() < 20 {
-			t.Fatalf("%s: only %d failures happened", c.name, in.Failed())
-		}
-		got := committed(t, ep.store)
+		got := runWithFailures(t, c.name, job, policy, in, ep.store)
 		sameRows(t, fmt.Sprintf("%s, %s after %d failures", c.name, policy, in.Failed()), got, want, job.Explain)
 		if lc := job.Late["bidw"]; lc != nil && fmt.Sprint(lc.Load()) != lateWant {
 			t.Fatalf("%s: %d late rows counted after failures, want %s", c.name, lc.Load(), lateWant)
 		}
 		t.Logf("%s, %s: %d failures, result equals DuckDB", c.name, policy, in.Failed())
 	}
+}
+
+// runWithFailures runs job under policy with checkpoints every 3 ms while
+// in injects panics, restarting after each, and returns what its sink
+// committed; at least 20 failures must have happened.
+func runWithFailures(t *testing.T, name string, job *Job, policy barrier.Policy, in *testkit.Injector, store *testkit.Store) []string {
+	t.Helper()
+	opts := task.Options{
+		Policy:             policy,
+		CheckpointInterval: 3 * time.Millisecond,
+		TolerableFailures:  1000,
+		QueueCapacity:      4,
+		Storage:            checkpoint.NewStorage(checkpoint.OSFS{}, t.TempDir(), 2),
+		Restart:            task.RestartStrategy{MaxAttempts: 1000, Delay: time.Millisecond},
+		OnEvent: func(e task.Event) {
+			if e.Kind == task.CheckpointCompleted {
+				in.CheckpointCompleted()
+			}
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	err := task.Run(ctx, job.Graph, opts)
+	cancel()
+	if err != nil {
+		t.Fatalf("%s, %s: %v", name, policy, err)
+	}
+	if in.Failed() < 20 {
+		t.Fatalf("%s: only %d failures happened", name, in.Failed())
+	}
+	return committed(t, store)
 }
