@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/manifest"
+	"github.com/stratadb/strata/table/schema"
 	"github.com/stratadb/strata/table/snapshot"
 	"github.com/stratadb/strata/table/store"
 )
@@ -147,17 +149,6 @@ func (c *Committer) tryCommit(latest *snapshot.Snapshot, m *Message) (base.Snaps
 	if err := Check(live, m); err != nil {
 		return 0, fmt.Errorf("table %s: commit of epoch %d by %s on snapshot %d: %w", c.st.Dir, m.Epoch, m.CommitUser, next-1, err)
 	}
-	if len(baseMetas) > maxBaseManifests {
-		meta, err := c.st.Manifests.WriteManifest(live, int64(m.SchemaID))
-		if err != nil {
-			return 0, err
-		}
-		baseMetas = []manifest.FileMeta{meta}
-	}
-	baseRef, err := c.st.Manifests.WriteList(baseMetas)
-	if err != nil {
-		return 0, err
-	}
 	entries := m.Entries()
 	var delta int64
 	for _, e := range entries {
@@ -167,27 +158,42 @@ func (c *Committer) tryCommit(latest *snapshot.Snapshot, m *Message) (base.Snaps
 			delta -= e.File.Rows
 		}
 	}
-	var deltaRef, clRef manifest.FileRef
-	if len(entries) > 0 {
-		meta, err := c.st.Manifests.WriteManifest(entries, int64(m.SchemaID))
-		if err != nil {
-			return 0, err
-		}
-		if deltaRef, err = c.st.Manifests.WriteList([]manifest.FileMeta{meta}); err != nil {
-			return 0, err
-		}
-	}
+	cl := m.ChangelogEntries()
 	var clRows int64
-	if cl := m.ChangelogEntries(); len(cl) > 0 {
-		meta, err := c.st.Manifests.WriteManifest(cl, int64(m.SchemaID))
+	for _, e := range cl {
+		clRows += e.File.Rows
+	}
+	// The base, delta and changelog manifests (each a manifest, then the
+	// list naming it) are written at once: each file is fsynced before it
+	// is renamed into place, and in sequence those fsyncs were most of a
+	// commit's time. None is named by anything until the snapshot is
+	// published, after Sync, so their order does not matter
+	// ([manifests-before-snapshot]).
+	var baseRef, deltaRef, clRef manifest.FileRef
+	errs := parallel(
+		func() error {
+			if len(baseMetas) > maxBaseManifests {
+				meta, err := c.st.Manifests.WriteManifest(live, int64(m.SchemaID))
+				if err != nil {
+					return err
+				}
+				baseMetas = []manifest.FileMeta{meta}
+			}
+			var err error
+			baseRef, err = c.st.Manifests.WriteList(baseMetas)
+			return err
+		},
+		func() (err error) {
+			deltaRef, err = c.writeManifest(entries, m.SchemaID)
+			return err
+		},
+		func() (err error) {
+			clRef, err = c.writeManifest(cl, m.SchemaID)
+			return err
+		})
+	for _, err := range errs {
 		if err != nil {
 			return 0, err
-		}
-		if clRef, err = c.st.Manifests.WriteList([]manifest.FileMeta{meta}); err != nil {
-			return 0, err
-		}
-		for _, e := range cl {
-			clRows += e.File.Rows
 		}
 	}
 	// A writer opened before a schema change commits with its older
@@ -216,6 +222,34 @@ func (c *Committer) tryCommit(latest *snapshot.Snapshot, m *Message) (base.Snaps
 	}
 	_ = c.st.Snapshots.SetLatestHint(s.ID) // a hint: failure is harmless
 	return s.ID, nil
+}
+
+// writeManifest writes entries as a manifest and a list naming it, and
+// returns the list; no entries give the zero reference.
+func (c *Committer) writeManifest(entries []manifest.Entry, schemaID schema.ID) (manifest.FileRef, error) {
+	if len(entries) == 0 {
+		return manifest.FileRef{}, nil
+	}
+	meta, err := c.st.Manifests.WriteManifest(entries, int64(schemaID))
+	if err != nil {
+		return manifest.FileRef{}, err
+	}
+	return c.st.Manifests.WriteList([]manifest.FileMeta{meta})
+}
+
+// parallel runs fns at once and returns their errors, in fns' order.
+func parallel(fns ...func() error) []error {
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn()
+		}()
+	}
+	wg.Wait()
+	return errs
 }
 
 // retryable decides whether a failed attempt on top of latest may be
