@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,7 +16,9 @@ import (
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/olap"
 	"github.com/stratadb/strata/sql/parser"
+	"github.com/stratadb/strata/sql/plan"
 	"github.com/stratadb/strata/sql/sqlerr"
+	"github.com/stratadb/strata/sql/stream"
 	"github.com/stratadb/strata/table"
 )
 
@@ -25,8 +28,9 @@ type Verification struct {
 	View  catalog.ObjectName
 	Epoch base.Epoch
 	// By names the engine that recomputed the query: "duckdb", an engine
-	// independent of Strata's operators, or "batch" (Strata's batch
-	// executor) for queries DuckDB cannot run (window TVFs).
+	// independent of Strata's operators (window TVFs included, written as
+	// DuckDB subqueries), or "batch" (Strata's batch executor) for a
+	// query DuckDB cannot run.
 	By string
 	// Rows is the number of rows the recomputation gives.
 	Rows int
@@ -34,6 +38,10 @@ type Verification struct {
 	// entry per missing copy); Extra are rows the view holds that the
 	// recomputation does not give.
 	Missing, Extra []types.Row
+	// Notes explain a difference that is the view's meaning rather than
+	// a fault: an input with a watermark, whose late rows the view
+	// dropped while the recomputation reads every row. Empty when OK.
+	Notes []string
 }
 
 // OK reports whether the view equals its recomputation.
@@ -59,15 +67,24 @@ func (v Verification) String() string {
 		}
 		b.WriteString("\n  extra   " + r.String())
 	}
+	for _, n := range v.Notes {
+		b.WriteString("\n  note: " + n)
+	}
 	return b.String()
 }
 
 // Verify recomputes view's query over its inputs read at epoch at (0: the
 // view's committed epoch) and compares the result with the view read at the
 // same epoch. The recomputation runs in DuckDB (sql/olap), independent of
-// the streaming operators; a query DuckDB cannot run (Strata's window TVFs)
-// runs in the batch executor instead. Values compare by SQL equality, so
-// NUMERIC 1.5 equals 1.50.
+// the streaming operators; window TVFs (TUMBLE, HOP, CUMULATE, SESSION)
+// are written as DuckDB subqueries first (olap.WindowTVFsAsSQL). A query
+// DuckDB cannot run runs in the batch executor instead. Values compare
+// by SQL equality, so NUMERIC 1.5 equals 1.50.
+//
+// A view starts at its start epoch (ViewStartEpoch: its inputs' content at
+// the epoch before, then their changes), so before it, and before its first
+// commit, it has nothing to compare: that is an error
+// (ObjectNotInPrerequisiteState), not a difference.
 func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Epoch) (Verification, error) {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
@@ -84,27 +101,62 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 	if err != nil {
 		return Verification{}, err
 	}
-	if at == 0 {
-		if at, err = tb.CommittedEpoch(); err != nil {
-			return Verification{}, err
-		}
-		if at == base.NoEpoch {
-			return Verification{}, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q has committed no epoch yet", view.Name)
-		}
+	committed, err := tb.CommittedEpoch()
+	if err != nil {
+		return Verification{}, err
+	}
+	if at, err = verifyEpoch(view, at, committed, e.ViewStartEpoch(ctx, view)); err != nil {
+		return Verification{}, err
 	}
 	var loc *time.Location
 	if def, err := cat.Job(viewJobName(view)); err == nil {
 		loc = jobZone(def)
 	}
-	if v, ok, err := e.verifyOLAP(ctx, view, t, tb, at, loc); ok || err != nil {
-		return v, err
+	rels := &relations{cat: cat, db: view.Database}
+	ectx := &expr.Context{Loc: loc}
+	v, ok, err := e.verifyOLAP(ctx, view, t, tb, at, loc, rels, ectx)
+	if err != nil {
+		return Verification{}, err
 	}
+	if !ok {
+		if v, err = e.verifyBatch(view, t, at, rels, ectx); err != nil {
+			return Verification{}, err
+		}
+	}
+	if !v.OK() {
+		v.Notes = watermarkNotes(cat, view)
+	}
+	return v, nil
+}
+
+// verifyEpoch picks the epoch to verify view at: at, or the committed
+// epoch when at is 0. An epoch before the view's start epoch (start, 0
+// when unknown) has no view content to compare, and a view that has not
+// committed its start epoch yet is still catching up with its inputs'
+// history: both are errors naming the start epoch. (An epoch above the
+// committed one is refused when the view is read.)
+func verifyEpoch(view catalog.ObjectName, at, committed, start base.Epoch) (base.Epoch, error) {
+	if at == 0 {
+		if committed == base.NoEpoch {
+			return 0, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q has committed no epoch yet", view.Name)
+		}
+		if start > 0 && committed < start {
+			return 0, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q has not committed its first epoch %d yet (committed: %d); it is still reading its inputs' history, verify it once it has", view.Name, start, committed)
+		}
+		at = committed
+	}
+	if start > 0 && at < start {
+		return 0, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "materialized view %q starts at epoch %d (with its inputs' content at epoch %d): it has no content to verify at epoch %d", view.Name, start, start-1, at)
+	}
+	return at, nil
+}
+
+// verifyBatch recomputes view with Strata's batch executor.
+func (e *Engine) verifyBatch(view catalog.ObjectName, t catalog.Table, at base.Epoch, rels *relations, ectx *expr.Context) (Verification, error) {
 	st, err := parser.ParseOne(t.Query)
 	if err != nil {
 		return Verification{}, err
 	}
-	rels := &relations{cat: cat, db: view.Database}
-	ectx := &expr.Context{Loc: loc}
 	p, err := binder.New(rels, t.Query, ectx).BindQuery(st.Node)
 	if err != nil {
 		return Verification{}, err
@@ -124,6 +176,97 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 	v := Verification{View: view, Epoch: at, Rows: len(want), By: "batch"}
 	v.Missing, v.Extra = multisetDiff(want, got)
 	return v, nil
+}
+
+// watermarkNotes explains a difference of a view whose inputs declare a
+// watermark: the view's job dropped the rows that arrived later than the
+// watermark (planner's LateFilter), while the recomputation reads every
+// stored row, so such rows show as missing windows or counts.
+func watermarkNotes(cat *catalog.Catalog, view catalog.ObjectName) []string {
+	def, err := cat.Job(viewJobName(view))
+	if err != nil {
+		return nil
+	}
+	var notes []string
+	for _, in := range def.Reads {
+		it, err := cat.Table(in)
+		if err != nil || it.Options[OptionWatermarkColumn] == "" {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("input %s has a watermark (%s - %s): the view drops rows that arrive later than it, the recomputation counts every row, so rows the watermark dropped show here as differences",
+			in.Name, it.Options[OptionWatermarkColumn], it.Options[OptionWatermarkDelay]))
+	}
+	return notes
+}
+
+// windowsAsDuckDB writes the TUMBLE, HOP and CUMULATE calls of query as
+// DuckDB subqueries (olap.WindowTVFsAsSQL), each call resolved by Strata's
+// binder so that the window arithmetic's inputs (sizes, offset, time
+// column and its type, the time zone rule, SESSION's partition) are the
+// view's own. ok is false when the query has a call DuckDB is not given
+// (a window kind without a DuckDB form; none today).
+func windowsAsDuckDB(query string, rels *relations, ectx *expr.Context) (string, bool, error) {
+	out, _, err := olap.WindowTVFsAsSQL(query, func(call string) (olap.Window, error) {
+		text := "SELECT * FROM " + call
+		st, err := parser.ParseOne(text)
+		if err != nil {
+			return olap.Window{}, err
+		}
+		p, err := binder.New(rels, text, ectx).BindQuery(st.Node)
+		if err != nil {
+			return olap.Window{}, err
+		}
+		w := findWindowTVF(p)
+		if w == nil {
+			return olap.Window{}, fmt.Errorf("%s binds to no window: %w", call, base.ErrInvalidArgument)
+		}
+		return duckWindow(w)
+	})
+	if errors.Is(err, errNoDuckWindow) {
+		return query, false, nil
+	}
+	return out, err == nil, err
+}
+
+// errNoDuckWindow marks a window kind without a DuckDB form.
+var errNoDuckWindow = errors.New("engine: window has no DuckDB form")
+
+// duckWindow describes a bound window TVF for olap.WindowTVFsAsSQL.
+func duckWindow(w *plan.WindowTVF) (olap.Window, error) {
+	kind, ok := map[plan.WindowKind]olap.WindowKind{plan.Tumble: olap.Tumble, plan.Hop: olap.Hop, plan.Cumulate: olap.Cumulate, plan.Session: olap.Session}[w.Kind]
+	if !ok {
+		return olap.Window{}, errNoDuckWindow
+	}
+	in := w.Input.Schema()
+	out := olap.Window{Kind: kind, TimeColumn: w.TimeCol, Partition: w.Partition}
+	for _, c := range in {
+		out.Columns = append(out.Columns, c.Name)
+	}
+	var err error
+	if out.Size, err = stream.WindowMicros(w.Size); err != nil {
+		return olap.Window{}, err
+	}
+	out.Slide, _ = stream.WindowMicros(w.Slide)
+	out.Offset, _ = stream.WindowMicros(w.Offset)
+	// The batch executor's and the planner's rule: days are calendar
+	// days of the view's zone for a TIMESTAMPTZ.
+	out.TZ = in[w.TimeCol].Type.Kind == types.KindTimestampTZ
+	// SESSION's gap is always instant arithmetic (the planner's rule).
+	out.Wall = out.TZ && kind != olap.Session && (w.Size.Days != 0 || w.Slide.Days != 0 || w.Offset.Days != 0)
+	return out, nil
+}
+
+// findWindowTVF returns the first window TVF node of p, depth first.
+func findWindowTVF(p plan.Node) *plan.WindowTVF {
+	if w, ok := p.(*plan.WindowTVF); ok {
+		return w
+	}
+	for _, in := range p.Inputs() {
+		if w := findWindowTVF(in); w != nil {
+			return w
+		}
+	}
+	return nil
 }
 
 // multisetDiff returns the rows of a not in b and of b not in a, counting
@@ -154,8 +297,11 @@ func multisetDiff(a, b []types.Row) (onlyA, onlyB []types.Row) {
 
 // verifyOLAP verifies with DuckDB; ok is false when DuckDB cannot run the
 // query.
-func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, t catalog.Table, tb *table.Table, at base.Epoch, loc *time.Location) (Verification, bool, error) {
-	query := t.Query
+func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, t catalog.Table, tb *table.Table, at base.Epoch, loc *time.Location, rels *relations, ectx *expr.Context) (Verification, bool, error) {
+	query, ok, err := windowsAsDuckDB(t.Query, rels, ectx)
+	if err != nil || !ok {
+		return Verification{}, false, nil
+	}
 	q, ok, err := e.PlanOLAP(ctx, view.Database, query)
 	if err != nil || !ok {
 		return Verification{}, false, nil

@@ -151,7 +151,11 @@ type VerifyResponse struct {
 	OK      bool     `json:"ok"`
 	Missing []string `json:"missing,omitempty"`
 	Extra   []string `json:"extra,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	// By names the engine that recomputed the view ("duckdb", "batch").
+	By string `json:"by,omitempty"`
+	// Notes explain a difference (engine.Verification.Notes).
+	Notes []string `json:"notes,omitempty"`
+	Error string   `json:"error,omitempty"`
 }
 
 // Verify runs engine.Verify for a view named "v" or "db.v". A name that
@@ -171,7 +175,7 @@ func Verify(ctx context.Context, e *engine.Engine, view string, epoch uint64) Ve
 		out.Error = base.UserMessage(err.Error())
 		return out
 	}
-	out.Epoch, out.Rows, out.OK = uint64(v.Epoch), v.Rows, v.OK()
+	out.Epoch, out.Rows, out.OK, out.By, out.Notes = uint64(v.Epoch), v.Rows, v.OK(), v.By, v.Notes
 	for _, r := range v.Missing {
 		out.Missing = append(out.Missing, r.String())
 	}

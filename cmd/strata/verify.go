@@ -84,15 +84,18 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 					failed = true
 					fmt.Fprintf(out, "%s: could not verify: %s\n", r.View, r.Error)
 				case r.OK:
-					fmt.Fprintf(out, "%s: verified at epoch %d (%d rows)\n", r.View, r.Epoch, r.Rows)
+					fmt.Fprintf(out, "%s: verified at epoch %d (%d rows%s)\n", r.View, r.Epoch, r.Rows, byWhom(r.By))
 				default:
 					bad = true
-					fmt.Fprintf(out, "%s: DIFFERS at epoch %d: %d rows missing, %d extra\n", r.View, r.Epoch, len(r.Missing), len(r.Extra))
+					fmt.Fprintf(out, "%s: DIFFERS at epoch %d: %d rows missing, %d extra%s\n", r.View, r.Epoch, len(r.Missing), len(r.Extra), byWhom(r.By))
 					for _, m := range r.Missing {
 						fmt.Fprintf(out, "  missing %s\n", m)
 					}
 					for _, x := range r.Extra {
 						fmt.Fprintf(out, "  extra   %s\n", x)
+					}
+					for _, n := range r.Notes {
+						fmt.Fprintf(out, "  note: %s\n", n)
 					}
 				}
 			}
@@ -109,4 +112,13 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 	cmd.Flags().StringVar(&data, "data", "", "verify a stopped instance's data directory instead")
 	cmd.Flags().Uint64Var(&epoch, "epoch", 0, "epoch to verify at (default: each view's committed epoch)")
 	return cmd
+}
+
+// byWhom says which engine recomputed a view (", recomputed by duckdb"),
+// or nothing when a server too old to say did not.
+func byWhom(by string) string {
+	if by == "" {
+		return ""
+	}
+	return ", recomputed by " + by
 }

@@ -253,6 +253,38 @@
 // the view for the rows joined before t last changed: such differences
 // are the lookup join's meaning, not a fault.
 //
+// # Window TVFs [window-tvf]
+//
+// DuckDB has no window table-valued functions. WindowTVFsAsSQL writes
+// each TUMBLE, HOP, CUMULATE and SESSION call in a FROM list as a subquery over
+// its relation with the relation's columns, then window_start and
+// window_end of the time column's type, named by the call's alias or
+// else by the relation (as Strata's binder names it). The caller
+// resolves each call (Window: kind, sizes in microseconds, columns, the
+// time column, TIMESTAMPTZ or not, wall-clock or instant arithmetic), so
+// the meaning is the binder's; the package only writes SQL. The
+// arithmetic is the streaming operator's (sql/stream AppendWindows) on
+// epoch_us of the time: boundaries aligned to 1970-01-01 plus the
+// offset, a modulus that is never negative (times before 1970), rows
+// with a NULL or infinite time dropped; a row falls in one TUMBLE window,
+// in size/slide HOP windows, and in the CUMULATE windows of its
+// size-aligned period that end after it, one per step. A HOP or CUMULATE
+// expands a row by a cross join with range(n), so DuckDB streams the
+// expansion in bounded memory. For a TIMESTAMPTZ column with a day in
+// its sizes (Window.Wall), the windows are computed on the wall clock of
+// the query's time zone (the column cast to TIMESTAMP) and their bounds
+// read back in that zone (a TIMESTAMP cast to TIMESTAMPTZ, DuckDB's ICU
+// rules for a repeated or skipped hour, which pick what
+// sql/stream.FromWallTime picks); otherwise on UTC instants. A SESSION
+// (gap, optional partition columns) uses window functions instead: in
+// each partition, in time order, a row starts a session unless it is
+// less than the gap after the row before it (lag), a running sum of the
+// starts numbers the sessions, and each row gets its session's [first
+// time, last time + gap), as sql/stream.SessionWindow merges sessions;
+// its gap is always instant arithmetic, as the planner's. The whole
+// relation is sorted per partition for it, which DuckDB does out of
+// core if it must.
+//
 // # Multiset views [multiset-inputs]
 //
 // An Input with Multiset set is the table of a view stored as a multiset
