@@ -18,6 +18,7 @@ import (
 	"github.com/stratadb/strata/meta/service"
 	"github.com/stratadb/strata/meta/store"
 	"github.com/stratadb/strata/sql/olap"
+	"github.com/stratadb/strata/sql/stream"
 	"github.com/stratadb/strata/table"
 	"github.com/stratadb/strata/table/fileio"
 )
@@ -77,6 +78,9 @@ type Engine struct {
 	// skipErrs holds, per table, the error counters of its running
 	// connector readers (errors = 'skip').
 	skipErrs map[catalog.ObjectName][]*format.Errors
+	// late holds, per view job, the late-row counters of its inputs'
+	// watermarks, by relation name as the query names it.
+	late     map[string]map[string]*stream.LateCounter
 	olapOnce sync.Once
 	olap     *olap.Engine
 	olapErr  error
@@ -136,7 +140,7 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 		fs = local
 	}
 	e := &Engine{opts: opts, store: st, meta: svc, fs: fs, log: opts.Logger,
-		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}, skipErrs: map[catalog.ObjectName][]*format.Errors{},
+		tables: map[catalog.ObjectName]*table.Table{}, jobs: map[string]*runningJob{}, dml: map[catalog.ObjectName]*dmlLog{}, closes: map[string]ingest.Pair{}, skipErrs: map[catalog.ObjectName][]*format.Errors{}, late: map[string]map[string]*stream.LateCounter{},
 		pendingRemovals: map[catalog.ObjectName]uint64{}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	conns := e.builtinConnectors()

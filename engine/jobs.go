@@ -409,6 +409,11 @@ func (e *Engine) buildViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.T
 	if err != nil {
 		return nil, err
 	}
+	if len(j.Late) > 0 {
+		e.mu.Lock()
+		e.late[def.Name] = j.Late
+		e.mu.Unlock()
+	}
 	groupTableSources(j.Graph)
 	return j.Graph, nil
 }

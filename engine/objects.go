@@ -153,6 +153,9 @@ func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 	for _, j := range jobs {
 		errs = append(errs, os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", j)), os.RemoveAll(e.stateDir(j)))
 		e.forgetSourcePositions(j)
+		e.mu.Lock()
+		delete(e.late, j)
+		e.mu.Unlock()
 	}
 	return errors.Join(errs...)
 }

@@ -124,7 +124,7 @@ func (e *Engine) Verify(ctx context.Context, view catalog.ObjectName, at base.Ep
 		}
 	}
 	if !v.OK() {
-		v.Notes = watermarkNotes(cat, view)
+		v.Notes = e.watermarkNotes(cat, view)
 	}
 	return v, nil
 }
@@ -182,10 +182,22 @@ func (e *Engine) verifyBatch(view catalog.ObjectName, t catalog.Table, at base.E
 // watermark: the view's job dropped the rows that arrived later than the
 // watermark (planner's LateFilter), while the recomputation reads every
 // stored row, so such rows show as missing windows or counts.
-func watermarkNotes(cat *catalog.Catalog, view catalog.ObjectName) []string {
+// The count of rows dropped comes from the view job's late-row counters
+// (stream.LateCounter, checkpointed with the job) when its job runs in
+// this process.
+func (e *Engine) watermarkNotes(cat *catalog.Catalog, view catalog.ObjectName) []string {
 	def, err := cat.Job(viewJobName(view))
 	if err != nil {
 		return nil
+	}
+	e.mu.Lock()
+	late := e.late[def.Name]
+	e.mu.Unlock()
+	var dropped int64
+	counted := false
+	for _, c := range late {
+		dropped += c.Load()
+		counted = true
 	}
 	var notes []string
 	for _, in := range def.Reads {
@@ -195,6 +207,9 @@ func watermarkNotes(cat *catalog.Catalog, view catalog.ObjectName) []string {
 		}
 		notes = append(notes, fmt.Sprintf("input %s has a watermark (%s - %s): the view drops rows that arrive later than it, the recomputation counts every row, so rows the watermark dropped show here as differences",
 			in.Name, it.Options[OptionWatermarkColumn], it.Options[OptionWatermarkDelay]))
+	}
+	if len(notes) > 0 && counted {
+		notes = append(notes, fmt.Sprintf("the view's job has dropped %d late rows so far", dropped))
 	}
 	return notes
 }
