@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -146,14 +148,54 @@ func firstLine(s string) string {
 	return s
 }
 
+// checkFresh refuses a data directory that already holds tables before
+// anything of it starts: it opens the instance without its jobs
+// (engine.Options.NoJobs), so that the refusal does not first run (and
+// log the failures of) that instance's jobs. A directory without a meta
+// store yet is fresh. With a meta store of the caller's (opts.MetaStore),
+// which closing an engine would close, Run's own check after opening
+// applies instead.
+func checkFresh(ctx context.Context, opts engine.Options) error {
+	if opts.MetaStore != nil {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(opts.Dir, "meta.db")); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	opts.NoJobs = true
+	e, err := engine.Open(ctx, opts)
+	if err != nil {
+		return err
+	}
+	cat, err := e.Catalog(ctx)
+	if cerr := e.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if len(cat.Tables()) > 0 {
+		return freshError(opts.Dir)
+	}
+	return nil
+}
+
+// freshError is the refusal of a data directory that holds tables.
+func freshError(dir string) error {
+	return fmt.Errorf("data directory %s already holds tables; the demo needs a fresh one (give --data a new directory, or remove this one)", dir)
+}
+
 // Run creates the demo topology in a fresh engine and runs it until
 // opts.Duration passes or ctx ends, then verifies every view and returns
 // the summary (the caller prints its Line last).
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	var sum Summary
+	if err := checkFresh(ctx, opts.Engine); err != nil {
+		return sum, err
+	}
 	// Without a limit of the user's, the collector keeps the heap within
 	// a share of the machine (see MemoryShare).
-	limitDesc, restoreLimit := setMemoryLimit()
+	limitDesc, restoreLimit := SetMemoryLimit(MemoryShare)
 	defer restoreLimit()
 	if limitDesc != "" {
 		fmt.Fprintln(opts.Out, limitDesc)
@@ -188,7 +230,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 	if len(cat.Tables()) > 0 {
-		return sum, fmt.Errorf("data directory %s already holds tables; the demo needs a fresh one", opts.Engine.Dir)
+		return sum, freshError(opts.Engine.Dir)
 	}
 	sess := server.NewSession(e, engine.DefaultDatabase)
 	// The generators start with their tables: times and rates count from

@@ -23,15 +23,23 @@ import (
 // room for the OS's file cache, which the table store reads through.
 const MemoryShare = 4
 
+// ServerMemoryShare is the share `strata start` gives the Go runtime as a
+// soft memory limit when the user set none: half the machine (or the
+// container), for a server that has the machine to itself; the other half
+// is the OS's file cache, which the table store reads through, and memory
+// outside the Go heap (DuckDB's, Pebble's caches, cgo buffers), which the
+// limit does not count.
+const ServerMemoryShare = 2
+
 // memoryLimit returns the soft limit for a machine of total bytes of
 // memory in a container limited to cgroup bytes (0 or above total: no
-// smaller limit): the smaller of the two, divided by MemoryShare. It
-// returns 0 when total is unknown (0).
-func memoryLimit(total, cgroup int64) int64 {
+// smaller limit): the smaller of the two, divided by share. It returns 0
+// when both are unknown (0).
+func memoryLimit(total, cgroup int64, share int) int64 {
 	if cgroup > 0 && (total == 0 || cgroup < total) {
 		total = cgroup
 	}
-	return total / MemoryShare
+	return total / int64(share)
 }
 
 // parseMemTotal returns MemTotal of /proc/meminfo's text in bytes, or 0.
@@ -61,11 +69,14 @@ func parseCgroupLimit(s string) int64 {
 	return n
 }
 
-// setMemoryLimit sets the runtime's soft memory limit to memoryLimit of
-// this machine unless GOMEMLIMIT is set or a limit is already in place,
-// and returns a description for the status ("" when it set none) and a
-// function that restores the previous limit.
-func setMemoryLimit() (string, func()) {
+// SetMemoryLimit sets the Go runtime's soft memory limit
+// (debug.SetMemoryLimit) to 1/share of this machine's memory, or of its
+// container's cgroup limit when that is smaller, unless GOMEMLIMIT is set
+// (the runtime honours it) or a limit is already in place. It returns a
+// description for the status ("" when it set none) and a function that
+// restores the previous limit. The demo gives MemoryShare, `strata start`
+// ServerMemoryShare.
+func SetMemoryLimit(share int) (string, func()) {
 	if _, ok := os.LookupEnv("GOMEMLIMIT"); ok || debug.SetMemoryLimit(-1) != math.MaxInt64 {
 		return "", func() {}
 	}
@@ -80,11 +91,11 @@ func setMemoryLimit() (string, func()) {
 			}
 		}
 	}
-	limit := memoryLimit(total, cgroup)
+	limit := memoryLimit(total, cgroup, share)
 	if limit <= 0 {
 		return "", func() {}
 	}
 	prev := debug.SetMemoryLimit(limit)
 	return fmt.Sprintf("Go memory limit: %s (1/%d of %s; set GOMEMLIMIT to choose another)",
-		byteSize(limit), MemoryShare, byteSize(limit*MemoryShare)), func() { debug.SetMemoryLimit(prev) }
+		byteSize(limit), share, byteSize(limit*int64(share))), func() { debug.SetMemoryLimit(prev) }
 }

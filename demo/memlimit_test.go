@@ -5,15 +5,19 @@ import "testing"
 func TestMemoryLimit(t *testing.T) {
 	const gib = int64(1) << 30
 	for _, c := range []struct {
-		total, cgroup, want int64
+		total, cgroup int64
+		share         int
+		want          int64
 	}{
-		{24 * gib, 0, 6 * gib},       // a quarter of the machine
-		{24 * gib, 4 * gib, 1 * gib}, // a container's limit is smaller
-		{8 * gib, 16 * gib, 2 * gib}, // a cgroup limit above the machine's memory
-		{0, 2 * gib, gib / 2},        // no /proc/meminfo
-		{0, 0, 0},                    // nothing known: no limit
+		{24 * gib, 0, MemoryShare, 6 * gib},        // a quarter of the machine
+		{24 * gib, 4 * gib, MemoryShare, 1 * gib},  // a container's limit is smaller
+		{8 * gib, 16 * gib, MemoryShare, 2 * gib},  // a cgroup limit above the machine's memory
+		{0, 2 * gib, MemoryShare, gib / 2},         // no /proc/meminfo
+		{0, 0, MemoryShare, 0},                     // nothing known: no limit
+		{24 * gib, 0, ServerMemoryShare, 12 * gib}, // a server: half the machine
+		{24 * gib, 4 * gib, ServerMemoryShare, 2 * gib},
 	} {
-		if got := memoryLimit(c.total, c.cgroup); got != c.want {
+		if got := memoryLimit(c.total, c.cgroup, c.share); got != c.want {
 			t.Errorf("memoryLimit(%d, %d) = %d, want %d", c.total, c.cgroup, got, c.want)
 		}
 	}

@@ -145,10 +145,8 @@ func (e *Engine) DropSource(ctx context.Context, name catalog.ObjectName, ifExis
 	if err := sourceDependents(cat, name); err != nil {
 		return err
 	}
-	for _, t := range cat.Tables() {
-		if t.Options[OptionSource] == name.String() {
-			return sqlerr.New(sqlerr.DependentObjectsStillExist, "cannot drop source %s because table %s is created from it", name.Name, t.Name.Name)
-		}
+	if err := sourceDependentsError(cat, name); err != nil {
+		return err
 	}
 	if err := e.meta.DropSource(ctx, name); err != nil {
 		return sqlerr.Wrap(sqlerr.DependentObjectsStillExist, err)
@@ -232,7 +230,7 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 		}
 		return err
 	}
-	return nil
+	return e.awaitSourceSnapshot(ctx, srcName, t.Name)
 }
 
 // rebuildCDCJob replaces source src's job by one for the tables the
@@ -240,6 +238,12 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 func (e *Engine) rebuildCDCJob(ctx context.Context, src catalog.ObjectName) error {
 	name := cdcJobName(src)
 	e.stopJob(name)
+	// The old job's positions are of its own replication slot: the new
+	// job's snapshot is not read until the new job closes an epoch
+	// (awaitSourceSnapshot).
+	e.mu.Lock()
+	delete(e.closes, name)
+	e.mu.Unlock()
 	if err := e.meta.DropJob(ctx, name); err != nil && !errors.Is(err, base.ErrNotFound) {
 		return err
 	}
@@ -589,9 +593,11 @@ func quarantinedError(qs []pgcdc.Quarantine) error {
 
 // SourceTableError returns, for a table fed by a source whose job
 // quarantined it (the top of this file), an error (55000) naming the
-// table and saying why and what ends it; nil for any other table. A read
-// of the table calls it: the table no longer follows its source, and
-// its contents are those before the transaction it could not take.
+// table and saying why and what ends it; for a table or view a job of
+// whose lineage keeps failing (checkReadable), that error (55000); nil
+// otherwise. A read of the table calls it: the table no longer follows
+// its source, or its writer does not get past its input, and its
+// contents are those before what could not be taken.
 func (e *Engine) SourceTableError(ctx context.Context, name catalog.ObjectName) error {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
@@ -599,11 +605,11 @@ func (e *Engine) SourceTableError(ctx context.Context, name catalog.ObjectName) 
 	}
 	t, err := cat.Table(name)
 	if err != nil || t.Options[OptionSource] == "" {
-		return nil
+		return e.failingUpstream(name)
 	}
 	src, err := cat.Source(ddlSourceName(t.Options[OptionSource], name.Database))
 	if err != nil {
-		return nil
+		return e.failingUpstream(name)
 	}
 	qs, err := e.loadQuarantines(cdcJobName(src.Name))
 	if err != nil {
@@ -616,7 +622,7 @@ func (e *Engine) SourceTableError(ctx context.Context, name catalog.ObjectName) 
 				name.Name, src.Name.Name, q.Err, name.Name)
 		}
 	}
-	return nil
+	return e.failingUpstream(name)
 }
 
 // ddlSourceName reads a source table's source option ("db.name").

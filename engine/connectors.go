@@ -17,7 +17,8 @@ import (
 //   - nexmark: the Nexmark generator (connector/nexmark); the table's
 //     columns must be those of the nexmark.table it names, in order;
 //   - datagen: random rows for the table's columns (connector/datagen);
-//   - file: CSV or JSON-lines files of a path (connector/file);
+//   - file: the files of a path, in csv, json (JSON lines) or
+//     debezium-json (connector/file; file.Formats);
 //   - kafka: a topic, one source subtask per partition (connector/kafka),
 //     in json, debezium-json, csv or avro.
 //

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/meta/version"
+	"github.com/stratadb/strata/sql/sqlerr"
 )
 
 // warehouseEntries lists what the warehouse's database directory holds.
@@ -103,4 +106,56 @@ func TestDropRemovesDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, filepath.Join(dir, "warehouse", DefaultDatabase, "keep"))
+}
+
+// TestDropNamesEveryDependent: DROP without CASCADE names every object
+// that depends on the table, through views too (gv2 and gv3 read gv,
+// which reads g; sink k reads gv2), with a DETAIL line per dependent;
+// CASCADE then drops them all.
+func TestDropNamesEveryDependent(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, t.TempDir())
+	defer e.Close()
+	cols := []catalog.Column{{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64}}
+	for _, n := range []string{"g", "out"} {
+		if err := e.CreateTable(ctx, catalog.Table{Name: catalog.Name(DefaultDatabase, n), Columns: cols, PrimaryKey: []string{"k"}}, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, v := range [][2]string{{"gv", "SELECT k, v FROM g"}, {"gv2", "SELECT k, v FROM gv"}, {"gv3", "SELECT k, v + 1 AS v FROM gv"}} {
+		if err := e.CreateView(ctx, catalog.Name(DefaultDatabase, v[0]), v[1], nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.CreateSink(ctx, catalog.Name(DefaultDatabase, "k"), catalog.Name(DefaultDatabase, "out"), "SELECT k, v FROM gv2", false); err != nil {
+		t.Fatal(err)
+	}
+	err := e.Drop(ctx, "table", catalog.Name(DefaultDatabase, "g"), false, false)
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Code != sqlerr.DependentObjectsStillExist || !strings.Contains(se.Message, "cannot drop table g because gv, gv2, gv3, sink k depend on it") {
+		t.Fatalf("DROP TABLE g: %v", err)
+	}
+	wantDetail := "materialized view gv depends on table g\nmaterialized view gv2 depends on materialized view gv\nmaterialized view gv3 depends on materialized view gv\nsink k depends on materialized view gv2"
+	if se.Detail != wantDetail {
+		t.Fatalf("detail %q, want %q", se.Detail, wantDetail)
+	}
+	err = e.Drop(ctx, "view", catalog.Name(DefaultDatabase, "gv2"), false, false)
+	if sqlerr.Code(err) != sqlerr.DependentObjectsStillExist || !strings.Contains(err.Error(), "because sink k depends on it") {
+		t.Fatalf("DROP VIEW gv2: %v", err)
+	}
+	if err := e.Drop(ctx, "table", catalog.Name(DefaultDatabase, "g"), false, true); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := e.Catalog(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"g", "gv", "gv2", "gv3"} {
+		if _, err := cat.Table(catalog.Name(DefaultDatabase, n)); err == nil {
+			t.Errorf("%s is still there after CASCADE", n)
+		}
+	}
+	if len(dependentsOf(cat, catalog.Name(DefaultDatabase, "out"))) != 0 {
+		t.Error("out still has dependents")
+	}
 }

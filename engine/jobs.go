@@ -50,6 +50,9 @@ type runningJob struct {
 	mu       sync.Mutex
 	err      error
 	restarts int
+	// failing counts the restarts since the last completed checkpoint
+	// (firstFailing reads it: two or more fail reads, readhealth.go).
+	failing int
 	// lastCheckpoint is the last completed checkpoint's id, duration and
 	// size.
 	lastCheckpoint task.Event
@@ -548,8 +551,10 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 			switch ev.Kind {
 			case task.CheckpointCompleted:
 				rj.lastCheckpoint = ev
+				rj.failing = 0
 			case task.Restarting:
 				rj.restarts++
+				rj.failing++
 				rj.err = ev.Cause
 			}
 			rj.mu.Unlock()

@@ -201,6 +201,9 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 		return e.createSourceTable(ctx, cat, t, name, t.Options[OptionSourceTable])
 	}
 	storeOpts, connOpts, connector := splitOptions(t.Options)
+	if err := checkTableOptions(t, storeOpts, connOpts); err != nil {
+		return err
+	}
 	def := catalog.Job{Name: dmlJobName(t.Name), Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t.Name}}
 	if connector != "" {
 		readers, err := e.connector(t, connector, connOpts)
@@ -564,29 +567,10 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 		return e.drop(ctx, what, name, ifExists, cascade)
 	}
 	if !cascade {
-		// Every dependent is named, as PostgreSQL lists them all.
-		var dependents []string
-		for _, j := range cat.Jobs() {
-			if !slices.Contains(j.Reads, name) {
-				continue
-			}
-			dependent := j.Name
-			if isSinkJob(j) {
-				dependent = "sink " + j.Options[jobOptSink]
-			} else if len(j.Writes) > 0 {
-				dependent = j.Writes[0].Name
-			}
-			dependents = append(dependents, dependent)
-		}
-		if len(dependents) > 0 {
-			slices.Sort(dependents)
-			verb := "depend"
-			if len(dependents) == 1 {
-				verb = "depends"
-			}
-			return sqlerr.New(sqlerr.DependentObjectsStillExist,
-				"cannot drop %s %s because %s %s on it (use DROP ... CASCADE to drop the dependent objects too)",
-				what, name.Name, strings.Join(dependents, ", "), verb)
+		// Every dependent is named, transitively, as PostgreSQL lists
+		// them all (dependents.go).
+		if err := dependentsError(cat, what, name); err != nil {
+			return err
 		}
 	}
 	var writer string

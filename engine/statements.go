@@ -160,6 +160,9 @@ func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode
 	if len(rels.seen) == 0 {
 		return readScanner{db: rels.db}, nil, nil
 	}
+	if err := e.checkReadable(ctx, rels.seen); err != nil {
+		return nil, nil, err
+	}
 	r, err := e.ReadConsistent(ctx, rels.seen, mode, "query")
 	if err != nil {
 		return nil, nil, sqlerr.Wrap(sqlerr.SerializationFailure, err)

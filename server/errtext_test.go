@@ -37,8 +37,8 @@ func TestUserErrorKeepsCause(t *testing.T) {
 func TestOptionErrorsOverTheWire(t *testing.T) {
 	_, c := startConn(t)
 	for _, tc := range []struct{ sql, want string }{
-		{"CREATE TABLE t1 (id int PRIMARY KEY) WITH (bucket = 'x')", `option bucket="x": not a non-negative integer`},
-		{`CREATE TABLE t1 (id int PRIMARY KEY) WITH ("merge-engine" = 'foo')`, `option merge-engine="foo": unknown merge engine`},
+		{"CREATE TABLE t1 (id int PRIMARY KEY) WITH (bucket = 'x')", `table t1: option "bucket": "x" is not a whole number >= 1`},
+		{`CREATE TABLE t1 (id int PRIMARY KEY) WITH ("merge-engine" = 'foo')`, `table t1: option "merge-engine": "foo" is not one of deduplicate, partial-update, aggregation, first-row`},
 		{`CREATE TABLE g (a int) WITH (connector = 'datagen', "rows-per-second" = '-1')`, `datagen option "rows-per-second": "-1" is not a whole number >= 0`},
 	} {
 		_, err := c.Exec(context.Background(), tc.sql, pgx.QueryExecModeSimpleProtocol)

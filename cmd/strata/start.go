@@ -20,6 +20,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
+	"github.com/stratadb/strata/demo"
 	"github.com/stratadb/strata/engine"
 	"github.com/stratadb/strata/meta/store"
 	"github.com/stratadb/strata/meta/store/etcdstore"
@@ -79,6 +80,14 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := ef.check(); err != nil {
 				return err
+			}
+			// Without GOMEMLIMIT, the collector keeps the heap within half
+			// the machine (demo.ServerMemoryShare), so that a burst of
+			// garbage does not grow the process to twice its live heap.
+			limitDesc, restoreLimit := demo.SetMemoryLimit(demo.ServerMemoryShare)
+			defer restoreLimit()
+			if limitDesc != "" {
+				fmt.Fprintln(cmd.OutOrStdout(), limitDesc)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

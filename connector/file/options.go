@@ -39,6 +39,12 @@ type Options struct {
 	Errors    format.ErrorMode
 }
 
+// Formats lists the values of the format option a file source takes: the
+// line formats of connector/format (one record a line, or a CSV record).
+func Formats() []string {
+	return []string{string(format.CSVFmt), string(format.JSON), string(format.Debezium)}
+}
+
 // ParseOptions reads the options of a file source, as
 // WITH (connector='file', path='/data/in', format='csv', csv.header='true',
 // watch='true') gives them. path and format are required. An unknown
@@ -47,7 +53,7 @@ type Options struct {
 func ParseOptions(opts map[string]string) (Options, error) {
 	o := Options{ChunkRows: 1024, Errors: format.Fail}
 	bad := func(k, v, why string) error {
-		return fmt.Errorf("file option %q: %q %s: %w", k, v, why, base.ErrInvalidArgument)
+		return fmt.Errorf("option %q: %q %s: %w", k, v, why, base.ErrInvalidArgument)
 	}
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		v := opts[k]
@@ -73,25 +79,31 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		case OptErrors:
 			m, err := format.ParseErrorMode(v)
 			if err != nil {
-				return Options{}, fmt.Errorf("file: %w", err)
+				return Options{}, err
 			}
 			o.Errors = m
 		default:
 			if !format.IsOption(k) {
 				known := append([]string{OptConnector, OptPath, OptWatch, OptChunkRows, OptErrors}, format.OptionNames()...)
-				return Options{}, fmt.Errorf("file source: unknown option %q (known: %s): %w", k, strings.Join(known, ", "), base.ErrInvalidArgument)
+				return Options{}, fmt.Errorf("unknown option %q (known: %s): %w", k, strings.Join(known, ", "), base.ErrInvalidArgument)
 			}
 		}
 	}
 	if o.Path == "" {
-		return Options{}, fmt.Errorf("file source: option %q is required: %w", OptPath, base.ErrInvalidArgument)
+		return Options{}, fmt.Errorf("option %q is required: %w", OptPath, base.ErrInvalidArgument)
+	}
+	if v, ok := opts[format.OptFormat]; ok {
+		switch format.Format(strings.ToLower(strings.TrimSpace(v))) {
+		case format.CSVFmt, format.JSON, format.Debezium:
+		default:
+			// Avro has no line framing: a file of it is not a stream of
+			// records this source can split.
+			return Options{}, bad(format.OptFormat, v, "is not one of "+strings.Join(Formats(), ", "))
+		}
 	}
 	f, err := format.ParseOptions(opts, "")
 	if err != nil {
-		return Options{}, fmt.Errorf("file source: %w", err)
-	}
-	if f.Format == format.Avro {
-		return Options{}, bad(format.OptFormat, string(f.Format), "is not a line format (csv, json, debezium-json)")
+		return Options{}, err
 	}
 	o.Format = f
 	return o, nil

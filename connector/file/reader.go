@@ -71,9 +71,9 @@ func NewReader(o Options, cols []catalog.Column, dl format.DeadLetterFunc) (*Rea
 	st, err := os.Stat(o.Path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("file source: path %s: %w", o.Path, base.ErrNotFound)
+			return nil, fmt.Errorf("option %q: path %s does not exist: %w", OptPath, o.Path, base.ErrNotFound)
 		}
-		return nil, fmt.Errorf("file source: path %s: %w", o.Path, err)
+		return nil, fmt.Errorf("option %q: path %s cannot be read: %w", OptPath, o.Path, err)
 	}
 	if o.Watch && !st.IsDir() {
 		return nil, fmt.Errorf("file source: option %q needs a directory, and %s is a file: %w", OptWatch, o.Path, base.ErrInvalidArgument)

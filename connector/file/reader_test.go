@@ -217,7 +217,8 @@ func TestOptions(t *testing.T) {
 	}{
 		{map[string]string{"format": "csv"}, `option "path" is required`},
 		{map[string]string{"path": dir}, `option "format" is required`},
-		{map[string]string{"path": dir, "format": "avro", "avro.schema": "{}"}, `is not a line format`},
+		{map[string]string{"path": dir, "format": "avro", "avro.schema": "{}"}, `option "format": "avro" is not one of csv, json, debezium-json`},
+		{map[string]string{"path": dir, "format": "xml"}, `option "format": "xml" is not one of csv, json, debezium-json`},
 		{map[string]string{"path": dir, "format": "csv", "watch": "maybe"}, `"maybe" is not true or false`},
 		{map[string]string{"path": dir, "format": "csv", "chunk.rows": "0"}, `"0" is not a whole number >= 1`},
 		{map[string]string{"path": dir, "format": "csv", "topic": "x"}, `unknown option "topic"`},
@@ -227,7 +228,8 @@ func TestOptions(t *testing.T) {
 			t.Errorf("%v: %v, want %q", tc.opts, err, tc.want)
 		}
 	}
-	if _, err := file.Open(map[string]string{"path": filepath.Join(dir, "nope"), "format": "csv"}, cols, nil); !errors.Is(err, base.ErrNotFound) {
+	missing := filepath.Join(dir, "nope")
+	if _, err := file.Open(map[string]string{"path": missing, "format": "csv"}, cols, nil); !errors.Is(err, base.ErrNotFound) || !strings.Contains(err.Error(), `option "path": path `+missing+` does not exist`) {
 		t.Fatalf("missing path: %v", err)
 	}
 	write(t, dir, "f.csv", "1,a\n")

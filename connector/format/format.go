@@ -66,6 +66,24 @@ type Options struct {
 	AvroConfluent bool
 }
 
+// Changelog reports whether records of format f carry updates and
+// deletes (a Debezium event's before and after images give -U/+U and -D
+// rows) rather than only inserts. A table fed by such a format needs a
+// primary key: an append table takes no retractions (the table store
+// refuses them), as Flink's upsert and changelog formats need a key.
+func (f Format) Changelog() bool { return f == Debezium }
+
+// ParseFormat reads the value of the format option as ParseOptions does
+// (case and surrounding spaces do not count); ok is false for a value
+// that is not a format.
+func ParseFormat(v string) (f Format, ok bool) {
+	switch f := Format(strings.ToLower(strings.TrimSpace(v))); f {
+	case JSON, Debezium, CSVFmt, Avro:
+		return f, true
+	}
+	return "", false
+}
+
 // IsOption reports whether k is an option this package reads, so that a
 // connector can refuse the options nobody reads.
 func IsOption(k string) bool {
@@ -87,7 +105,7 @@ func OptionNames() []string {
 func ParseOptions(opts map[string]string, def Format) (Options, error) {
 	o := Options{Format: def, CSVDelimiter: ',', CSVQuote: '"'}
 	bad := func(k, v, why string) error {
-		return fmt.Errorf("format option %q: %q %s: %w", k, v, why, base.ErrInvalidArgument)
+		return fmt.Errorf("option %q: %q %s: %w", k, v, why, base.ErrInvalidArgument)
 	}
 	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		v := opts[k]

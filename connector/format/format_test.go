@@ -287,3 +287,15 @@ func mustRat(s string) any {
 	}
 	return r
 }
+
+func TestChangelogFormats(t *testing.T) {
+	for v, want := range map[string]bool{"json": false, " Debezium-JSON ": true, "csv": false, "avro": false} {
+		f, ok := format.ParseFormat(v)
+		if !ok || f.Changelog() != want {
+			t.Errorf("%q: format %q ok %v changelog %v, want %v", v, f, ok, f.Changelog(), want)
+		}
+	}
+	if _, ok := format.ParseFormat("xml"); ok {
+		t.Error("xml taken for a format")
+	}
+}

@@ -2,6 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -92,8 +94,18 @@ type Options struct {
 	CommitRetries int
 }
 
+// intOptionMin is the least value of each whole-number option (0 when
+// not listed): a table needs a bucket, a buffer and a file of one row at
+// least, and two levels (level 0 and the one it compacts into).
+var intOptionMin = map[string]int{
+	"bucket": 1, "write-buffer-rows": 1, "target-file-rows": 1,
+	"num-levels": 2, "num-sorted-run.compaction-trigger": 1,
+}
+
 // ParseOptions parses s.Options. Unknown engines, functions or bad numbers
-// give an error wrapping base.ErrInvalidArgument naming the option.
+// give an error wrapping base.ErrInvalidArgument naming the option, its
+// value and the values it takes (option "merge-engine": "dedup" is not
+// one of deduplicate, ...); the caller adds the table's name.
 func ParseOptions(s *Schema) (Options, error) {
 	o := Options{
 		Buckets: 1, MergeEngine: Deduplicate, Aggregates: map[string]string{},
@@ -107,7 +119,7 @@ func ParseOptions(s *Schema) (Options, error) {
 		o.ChangelogProducer = ChangelogInput
 	}
 	bad := func(k, v, why string) error {
-		return fmt.Errorf("schema: option %s=%q: %s: %w", k, v, why, base.ErrInvalidArgument)
+		return fmt.Errorf("option %q: %q %s: %w", k, v, why, base.ErrInvalidArgument)
 	}
 	ints := map[string]*int{
 		"bucket": &o.Buckets, "write-buffer-rows": &o.WriteBufferRows, "target-file-rows": &o.TargetFileRows,
@@ -116,11 +128,13 @@ func ParseOptions(s *Schema) (Options, error) {
 		"snapshot.num-retained.min": &o.RetainMin, "snapshot.num-retained.max": &o.RetainMax,
 		"commit.max-retries": &o.CommitRetries,
 	}
-	for k, v := range s.Options {
+	for _, k := range slices.Sorted(maps.Keys(s.Options)) {
+		v := s.Options[k]
 		if p, ok := ints[k]; ok {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return o, bad(k, v, "not a non-negative integer")
+			least := intOptionMin[k]
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < least {
+				return o, bad(k, v, fmt.Sprintf("is not a whole number >= %d", least))
 			}
 			*p = n
 			continue
@@ -131,43 +145,40 @@ func ParseOptions(s *Schema) (Options, error) {
 			case Deduplicate, PartialUpdate, Aggregation, FirstRow:
 				o.MergeEngine = e
 			default:
-				return o, bad(k, v, "unknown merge engine")
+				return o, bad(k, v, fmt.Sprintf("is not one of %s, %s, %s, %s", Deduplicate, PartialUpdate, Aggregation, FirstRow))
 			}
 		case k == "changelog-producer":
 			switch p := ChangelogProducer(v); p {
 			case ChangelogNone, ChangelogInput, ChangelogLookup:
 				o.ChangelogProducer = p
 			default:
-				return o, bad(k, v, "unknown changelog producer")
+				return o, bad(k, v, fmt.Sprintf("is not one of %s, %s, %s", ChangelogNone, ChangelogInput, ChangelogLookup))
 			}
 		case k == "write-only":
 			o.Compaction = v != "true"
 		case k == "snapshot.time-retained":
 			d, err := time.ParseDuration(v)
 			if err != nil {
-				return o, bad(k, v, "not a duration")
+				return o, bad(k, v, "is not a duration (such as 30m or 1h)")
 			}
 			o.TimeRetained = d
 		case strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function"):
 			col := strings.TrimSuffix(strings.TrimPrefix(k, "fields."), ".aggregate-function")
 			i := s.Index(col)
 			if i < 0 {
-				return o, bad(k, v, "no such column")
+				return o, bad(k, v, fmt.Sprintf("names no column (column %q does not exist)", col))
 			}
 			switch v {
 			case AggSum:
 				if !s.Fields[i].Type.IsNumeric() {
-					return o, bad(k, v, "sum needs a numeric column")
+					return o, bad(k, v, fmt.Sprintf("needs a numeric column, and %s is %s", col, s.Fields[i].Type))
 				}
 			case AggMin, AggMax, AggLastValue, AggLastNonNullValue:
 			default:
-				return o, bad(k, v, "unknown aggregate function")
+				return o, bad(k, v, fmt.Sprintf("is not one of %s, %s, %s, %s, %s", AggSum, AggMin, AggMax, AggLastValue, AggLastNonNullValue))
 			}
 			o.Aggregates[col] = v
 		}
-	}
-	if o.Buckets < 1 || o.WriteBufferRows < 1 || o.TargetFileRows < 1 || o.NumLevels < 2 || o.RunCountTrigger < 1 {
-		return o, fmt.Errorf("schema: options bucket, write-buffer-rows, target-file-rows, num-sorted-run.compaction-trigger must be >= 1 and num-levels >= 2: %w", base.ErrInvalidArgument)
 	}
 	if !s.HasPrimaryKey() && o.ChangelogProducer == ChangelogLookup {
 		o.ChangelogProducer = ChangelogInput
@@ -175,7 +186,7 @@ func ParseOptions(s *Schema) (Options, error) {
 	if s.HasPrimaryKey() && o.MergeEngine == Aggregation {
 		for _, f := range s.Fields {
 			if fn := o.Aggregates[f.Name]; fn == AggSum && f.Type.Kind == types.KindNumeric {
-				return o, bad("fields."+f.Name+".aggregate-function", fn, "sum over NUMERIC is not supported yet")
+				return o, bad("fields."+f.Name+".aggregate-function", fn, "over NUMERIC is not supported yet")
 			}
 		}
 	}

@@ -1,0 +1,91 @@
+package engine
+
+import (
+	"context"
+
+	"slices"
+
+	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// failingRestarts is how many restarts without a completed checkpoint
+// between make a job "keep failing": the rule waitCommitted applies to a
+// wait, applied to a read (checkReadable). One restart is a transient
+// failure a job recovers from on its own and does not break reads; a job
+// that failed again after restarting from its checkpoint is failing on
+// its input (a bad line, a row the table refuses) and will go on failing.
+const failingRestarts = 2
+
+// checkReadable fails a read of the tables and views in names when a job
+// of this process upstream of one of them (its writer, the writers of the
+// tables that job reads, and so on: its lineage, as waitCommitted follows
+// it) keeps failing: it restarted failingRestarts times or more since its
+// last completed checkpoint. The error (55000) names the relation, the job
+// and the job's last error, with a hint on what ends the failures, where
+// the read would otherwise return the rows committed before the failures
+// as if nothing were wrong, as PostgreSQL refuses a read of an object not
+// in the state it needs rather than answer from a stale one.
+func (e *Engine) checkReadable(ctx context.Context, names []catalog.ObjectName) error {
+	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := e.failingUpstream(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// failingUpstream is checkReadable for one relation: nil when every job
+// of its lineage made progress since its last restart but one.
+func (e *Engine) failingUpstream(name catalog.ObjectName) error {
+	j, failing, ok := e.firstFailing(name)
+	if !ok {
+		return nil
+	}
+	var err *sqlerr.Error
+	if j.writes == name {
+		err = sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
+			"cannot read %s: its writer job %s keeps failing (%d restarts since its last checkpoint): %v", name.Name, j.name, failing, j.cause)
+	} else {
+		err = sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
+			"cannot read %s: job %s upstream of it (writing %s) keeps failing (%d restarts since its last checkpoint): %v", name.Name, j.name, j.writes.Name, failing, j.cause)
+	}
+	err.Hint = failingJobHint(j)
+	return err
+}
+
+// firstFailing walks name's lineage breadth first, as upstreamJobs does,
+// and returns the first job that keeps failing with its restarts since
+// its last checkpoint.
+func (e *Engine) firstFailing(name catalog.ObjectName) (jobHealth, int, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	visited := map[catalog.ObjectName]bool{name: true}
+	queue := []catalog.ObjectName{name}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, rj := range e.jobs {
+			if !slices.Contains(rj.def.Writes, n) {
+				continue
+			}
+			rj.mu.Lock()
+			h := jobHealth{name: rj.def.Name, writes: n, restarts: rj.restarts, checkpoint: rj.lastCheckpoint.ID, cause: rj.err}
+			failing := rj.failing
+			rj.mu.Unlock()
+			if failing >= failingRestarts && h.cause != nil {
+				return h, failing, true
+			}
+			for _, r := range rj.def.Reads {
+				if !visited[r] {
+					visited[r] = true
+					queue = append(queue, r)
+				}
+			}
+		}
+	}
+	return jobHealth{}, 0, false
+}
