@@ -29,7 +29,7 @@ func stateBackendOption(view string, v string) (string, error) {
 	case "pebble", "rocksdb", "disk":
 		return "pebble", nil
 	}
-	return "", sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: invalid value %q for option %s: expected 'heap' (state in memory, the default) or 'pebble' (state on local disk, for state larger than memory)", view, v, jobOptStateBackend)
+	return "", sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: invalid value %q for option %s: expected 'heap' (state in memory, the default; also 'hashmap' or 'memory') or 'pebble' (state on local disk, for state larger than memory; also 'rocksdb' or 'disk')", view, v, jobOptStateBackend)
 }
 
 // stateDir is the working directory of job's on-disk keyed state.

@@ -49,10 +49,10 @@ func (v Verification) OK() bool { return len(v.Missing) == 0 && len(v.Extra) == 
 
 func (v Verification) String() string {
 	if v.OK() {
-		return fmt.Sprintf("%s at epoch %d: %d rows, equal to its query recomputed by %s", v.View.Name, v.Epoch, v.Rows, v.By)
+		return fmt.Sprintf("%s at epoch %d: %d %s, equal to its query recomputed by %s", v.View.Name, v.Epoch, v.Rows, plural(int64(v.Rows), "row", "rows"), v.By)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s at epoch %d: %d rows missing, %d extra (recomputed by %s)", v.View.Name, v.Epoch, len(v.Missing), len(v.Extra), v.By)
+	fmt.Fprintf(&b, "%s at epoch %d: %d %s missing, %d extra (recomputed by %s)", v.View.Name, v.Epoch, len(v.Missing), plural(int64(len(v.Missing)), "row", "rows"), len(v.Extra), v.By)
 	for i, r := range v.Missing {
 		if i == 5 {
 			b.WriteString("\n  ...")
@@ -209,7 +209,7 @@ func (e *Engine) watermarkNotes(cat *catalog.Catalog, view catalog.ObjectName) [
 			in.Name, it.Options[OptionWatermarkColumn], it.Options[OptionWatermarkDelay]))
 	}
 	if len(notes) > 0 && counted {
-		notes = append(notes, fmt.Sprintf("the view's job has dropped %d late rows so far", dropped))
+		notes = append(notes, fmt.Sprintf("the view's job has dropped %d late %s so far", dropped, plural(dropped, "row", "rows")))
 	}
 	return notes
 }
@@ -348,4 +348,12 @@ func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, t cata
 		}
 	}
 	return v, true, nil
+}
+
+// plural returns one when n is 1, else many.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -49,7 +49,7 @@ func TestVerifyWatermarkNote(t *testing.T) {
 	if v.OK() || len(v.Notes) != 2 || !strings.Contains(v.Notes[0], "input ev has a watermark (ts - 1s)") || !strings.Contains(v.String(), "note: input ev") {
 		t.Fatalf("after a late row: %s", v)
 	}
-	if v.Notes[1] != "the view's job has dropped 1 late rows so far" {
+	if v.Notes[1] != "the view's job has dropped 1 late row so far" {
 		t.Fatalf("after a late row, the count: %q", v.Notes[1])
 	}
 }

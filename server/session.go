@@ -141,7 +141,7 @@ func notCreated(err error, kind, name string) error {
 		return err
 	}
 	c := *se
-	c.Hint = fmt.Sprintf("The %s %s was not created: its query fails on these rows. Change the query so that it handles them, and create it again.", kind, name)
+	c.Hint = fmt.Sprintf("The %s %s was not created: reading its inputs or running its query fails on these rows. If they come from a connector (a file, a topic), fix the input or set the connector option errors = 'skip' or 'dead-letter' on its table or source; otherwise change the query so that it handles them. Then create it again.", kind, name)
 	return &c
 }
 
@@ -910,6 +910,10 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 				err = sqlerr.New(sqlerr.UndefinedTable, "view %q does not exist", name.Name)
 			}
 		case ddl.Source:
+			if st.Cascade {
+				err = sqlerr.New(sqlerr.FeatureNotSupported, "DROP SOURCE ... CASCADE is not supported: drop the tables, views and sinks built on source %s first", name.Name)
+				break
+			}
 			err = s.e.DropSource(ctx, name, st.IfExists)
 		case ddl.Sink:
 			err = s.e.DropSink(ctx, name, st.IfExists)

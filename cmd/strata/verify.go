@@ -84,10 +84,18 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 					failed = true
 					fmt.Fprintf(out, "%s: could not verify: %s\n", r.View, r.Error)
 				case r.OK:
-					fmt.Fprintf(out, "%s: verified at epoch %d (%d rows%s)\n", r.View, r.Epoch, r.Rows, byWhom(r.By))
+					what := "rows"
+					if r.Rows == 1 {
+						what = "row"
+					}
+					fmt.Fprintf(out, "%s: verified at epoch %d (%d %s%s)\n", r.View, r.Epoch, r.Rows, what, byWhom(r.By))
 				default:
 					bad = true
-					fmt.Fprintf(out, "%s: DIFFERS at epoch %d: %d rows missing, %d extra%s\n", r.View, r.Epoch, len(r.Missing), len(r.Extra), byWhom(r.By))
+					what := "rows"
+					if len(r.Missing) == 1 {
+						what = "row"
+					}
+					fmt.Fprintf(out, "%s: DIFFERS at epoch %d: %d %s missing, %d extra%s\n", r.View, r.Epoch, len(r.Missing), what, len(r.Extra), byWhom(r.By))
 					for _, m := range r.Missing {
 						fmt.Fprintf(out, "  missing %s\n", m)
 					}
