@@ -870,6 +870,11 @@ func (s *Session) createTable(ctx context.Context, st *ddl.CreateTable) (*pgwire
 		t.Options[engine.OptionSource] = ddl.ObjectName(st.FromSource, s.db).String()
 		t.Options[engine.OptionSourceTable] = st.FromTable
 	}
+	if st.Watermark != nil && len(t.PrimaryKey) > 0 {
+		// A keyed table's changelog updates and deletes rows, which no
+		// watermark can hold back: every view over it would be refused.
+		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "table %s has a PRIMARY KEY and a WATERMARK: a watermark belongs on a table without a key (an append-only stream), whose rows only arrive; drop the WATERMARK or the key", t.Name.Name)
+	}
 	if st.Watermark != nil {
 		if t.Options == nil {
 			t.Options = map[string]string{}
