@@ -530,6 +530,10 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 		delete(e.jobs, def.Name)
 		e.mu.Unlock()
 		cancel()
+		close(rj.done)
+		if side != nil && side.close != nil {
+			err = errors.Join(err, side.close())
+		}
 		return fmt.Errorf("job %q: state backend: %w", def.Name, err)
 	}
 	opts := task.Options{
