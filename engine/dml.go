@@ -487,6 +487,8 @@ type jobHealth struct {
 	restarts   int
 	checkpoint base.CheckpointID
 	cause      error
+	// failing counts its restarts since its last completed checkpoint.
+	failing int
 }
 
 // upstreamJobs returns the jobs of this process that name depends on:
@@ -507,7 +509,7 @@ func (e *Engine) upstreamJobs(name catalog.ObjectName) []jobHealth {
 				continue
 			}
 			rj.mu.Lock()
-			out = append(out, jobHealth{name: rj.def.Name, writes: n, restarts: rj.restarts, checkpoint: rj.lastCheckpoint.ID, cause: rj.err})
+			out = append(out, jobHealth{name: rj.def.Name, writes: n, restarts: rj.restarts, checkpoint: rj.lastCheckpoint.ID, cause: rj.err, failing: rj.failing})
 			rj.mu.Unlock()
 			for _, r := range rj.def.Reads {
 				if !visited[r] {

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 
-	"slices"
-
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
@@ -57,34 +55,13 @@ func (e *Engine) failingUpstream(name catalog.ObjectName) error {
 	return err
 }
 
-// firstFailing walks name's lineage breadth first, as upstreamJobs does,
-// and returns the first job that keeps failing with its restarts since
-// its last checkpoint.
+// firstFailing returns the first job of name's lineage, in
+// upstreamJobs' order, that keeps failing, with its restarts since its
+// last checkpoint.
 func (e *Engine) firstFailing(name catalog.ObjectName) (jobHealth, int, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	visited := map[catalog.ObjectName]bool{name: true}
-	queue := []catalog.ObjectName{name}
-	for len(queue) > 0 {
-		n := queue[0]
-		queue = queue[1:]
-		for _, rj := range e.jobs {
-			if !slices.Contains(rj.def.Writes, n) {
-				continue
-			}
-			rj.mu.Lock()
-			h := jobHealth{name: rj.def.Name, writes: n, restarts: rj.restarts, checkpoint: rj.lastCheckpoint.ID, cause: rj.err}
-			failing := rj.failing
-			rj.mu.Unlock()
-			if failing >= failingRestarts && h.cause != nil {
-				return h, failing, true
-			}
-			for _, r := range rj.def.Reads {
-				if !visited[r] {
-					visited[r] = true
-					queue = append(queue, r)
-				}
-			}
+	for _, h := range e.upstreamJobs(name) {
+		if h.failing >= failingRestarts && h.cause != nil {
+			return h, h.failing, true
 		}
 	}
 	return jobHealth{}, 0, false
