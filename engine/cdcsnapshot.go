@@ -19,21 +19,41 @@ import (
 // backfill). The snapshot is position 0 of the job's reader (snapshotDiff)
 // and one transaction: the first epoch the job closes past position 0
 // holds it, and waitCommitted then waits for name to commit that epoch.
-//
-// Cancelling the statement first, the job failing until then (two
-// restarts without a checkpoint: 55000 naming the job and its error), or
-// the engine closing drops the table again, so that a CREATE that reports
-// an error leaves nothing behind; the source's job goes back to its
-// other tables. The caller holds e.ddl (other DDL waits for the snapshot,
-// which adding a table makes the source take of all its tables anyway).
+// The caller holds e.ddl (other DDL waits for the snapshot, which adding
+// a table makes the source take of all its tables anyway).
 func (e *Engine) awaitSourceSnapshot(ctx context.Context, src, name catalog.ObjectName) error {
-	err := e.waitSourceSnapshot(ctx, src, name)
+	return e.awaitInitial(ctx, name, fmt.Sprintf("its initial snapshot from source %s", src.Name), func() error {
+		return e.waitSourceSnapshot(ctx, src, name)
+	})
+}
+
+// awaitBacklog is the end of CREATE TABLE of a table whose connector can
+// say where its input ends now (ingest.Backlogger: the files of a file
+// table): it returns once the table's ingest job has read up to end and
+// the table has committed the epoch that closed there, so that a SELECT
+// right after the CREATE sees the rows of the files that were there, as
+// after CREATE TABLE on a CDC source. Files added later arrive as the job
+// reads them.
+func (e *Engine) awaitBacklog(ctx context.Context, name catalog.ObjectName, end uint64) error {
+	return e.awaitInitial(ctx, name, "the rows of its input present at the CREATE", func() error {
+		return e.waitPosition(ctx, ingestJobName(name), name, end)
+	})
+}
+
+// awaitInitial runs wait, which waits for table name to commit what its
+// input held when it was created (what, for messages). Cancelling the
+// statement first, the job failing until then (two restarts without a
+// checkpoint: 55000 naming the job and its error), or the engine closing
+// drops the table again, so that a CREATE that reports an error leaves
+// nothing behind.
+func (e *Engine) awaitInitial(ctx context.Context, name catalog.ObjectName, what string, wait func() error) error {
+	err := wait()
 	if err == nil {
 		return nil
 	}
 	dropErr := e.drop(context.WithoutCancel(ctx), "table", name, true, false)
 	if ctx.Err() != nil {
-		return errors.Join(sqlerr.New(sqlerr.QueryCanceled, "canceling statement: table %s was dropped before its initial snapshot from source %s was committed", name.Name, src.Name), dropErr)
+		return errors.Join(sqlerr.New(sqlerr.QueryCanceled, "canceling statement: table %s was dropped before %s was committed", name.Name, what), dropErr)
 	}
 	if dropErr != nil {
 		return errors.Join(err, dropErr)
@@ -45,24 +65,30 @@ func (e *Engine) awaitSourceSnapshot(ctx context.Context, src, name catalog.Obje
 	return sqlerr.Wrap(code, fmt.Errorf("table %s was not created: %w", name.Name, err))
 }
 
-// waitSourceSnapshot waits until table name, fed by source src, has
-// committed the epoch holding the source job's initial snapshot.
-func (e *Engine) waitSourceSnapshot(ctx context.Context, src, name catalog.ObjectName) error {
-	job := cdcJobName(src)
+// waitPosition waits until ingest job job has closed an epoch at position
+// end or later, then until table name has committed that epoch.
+func (e *Engine) waitPosition(ctx context.Context, job string, name catalog.ObjectName, end uint64) error {
 	for {
-		if p := e.IngestPosition(job); p.Epoch > 0 && p.Position > 0 {
+		if p := e.IngestPosition(job); p.Epoch > 0 && p.Position >= end {
 			return e.waitCommitted(ctx, name, p.Epoch)
 		}
 		if j, failing, ok := e.firstFailing(name); ok {
 			return sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
-				fmt.Errorf("source %s has not taken the initial snapshot of %s: its job %s keeps failing (%d restarts since its last checkpoint): %w", src.Name, name.Name, j.name, failing, j.cause))
+				fmt.Errorf("table %s has not read its input: its job %s keeps failing (%d restarts since its last checkpoint): %w", name.Name, j.name, failing, j.cause))
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-e.ctx.Done():
-			return fmt.Errorf("table %s: waiting for its initial snapshot: the engine is closing: %w", name.Name, base.ErrClosed)
+			return fmt.Errorf("table %s: waiting for its input to be read: the engine is closing: %w", name.Name, base.ErrClosed)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
+}
+
+// waitSourceSnapshot waits until table name, fed by source src, has
+// committed the epoch holding the source job's initial snapshot: the
+// first epoch the job closes past position 0.
+func (e *Engine) waitSourceSnapshot(ctx context.Context, src, name catalog.ObjectName) error {
+	return e.waitPosition(ctx, cdcJobName(src), name, 1)
 }

@@ -205,15 +205,24 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 		return err
 	}
 	def := catalog.Job{Name: dmlJobName(t.Name), Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t.Name}}
+	var backlog uint64
+	hasBacklog := false
 	if connector != "" {
 		readers, err := e.connector(t, connector, connOpts)
 		if err != nil {
 			return err
 		}
+		backlog, hasBacklog, err = readerBacklog(readers)
+		if err != nil {
+			err = sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("table %s: connector %s: %w", t.Name.Name, connector, err))
+		}
 		for _, r := range readers {
 			if c, ok := r.(io.Closer); ok {
 				_ = c.Close()
 			}
+		}
+		if err != nil {
+			return err
 		}
 		def.Name = ingestJobName(t.Name)
 	} else if len(connOpts) > 0 {
@@ -247,7 +256,13 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 	if err != nil {
 		return err
 	}
-	return e.startJob(ctx, cat, def)
+	if err := e.startJob(ctx, cat, def); err != nil {
+		return err
+	}
+	if hasBacklog {
+		return e.awaitBacklog(ctx, t.Name, backlog)
+	}
+	return nil
 }
 
 func firstKey(m map[string]string) string {

@@ -130,6 +130,25 @@ func (p *procTimeReader) Errors() *format.Errors {
 	return nil
 }
 
+// readerBacklog returns where the input of a table's connector readers
+// ends now (ingest.Backlogger), when there is one reader and it can say;
+// ok is false otherwise (generators and Kafka have no end to wait for).
+func readerBacklog(rs []ingest.Reader) (end uint64, ok bool, err error) {
+	if len(rs) != 1 {
+		return 0, false, nil
+	}
+	r := rs[0]
+	if p, stamped := r.(*procTimeReader); stamped {
+		r = p.r
+	}
+	b, ok := r.(ingest.Backlogger)
+	if !ok {
+		return 0, false, nil
+	}
+	end, err = b.Backlog()
+	return end, err == nil, err
+}
+
 // stampChunk returns c with a TIMESTAMPTZ column of value micros inserted
 // at each position of gen, making a chunk of the table's columns ts. c's
 // vectors are shared, not copied. A chunk of another width is an error:

@@ -124,6 +124,23 @@ func (r *Reader) Exhausted(pos uint64) bool {
 	return ord >= len(r.mu.files)
 }
 
+// Backlog implements connector/ingest.Backlogger: the position of the
+// start of the file after the last one there now, Pack(n, 0) for n files
+// listed (the position Next returns at the end of the last file). A
+// watching Reader lists the directory again; files added later are not
+// counted.
+func (r *Reader) Backlog() (uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.opts.Watch {
+		r.mu.listedAt = time.Time{}
+	}
+	if err := r.listLocked(); err != nil {
+		return 0, err
+	}
+	return Pack(len(r.mu.files), 0), nil
+}
+
 // Next implements connector/ingest.Reader: the transaction at pos is the
 // next ChunkRows records of the file at pos, fewer at the end of the file;
 // a transaction that reaches the end of its file returns the position of

@@ -22,6 +22,18 @@ type Reader interface {
 	Next(pos uint64) (*types.Chunk, uint64, error)
 }
 
+// Backlogger is a Reader that can say where the input it can see now
+// ends, so that a caller can wait until what existed at a moment is read
+// (CREATE TABLE of a file table returns once the files present at the
+// CREATE are committed, as CREATE TABLE on a CDC source returns after its
+// snapshot). Backlog returns that position: once Next has returned it
+// (or a later one), every record present at the call has been read.
+// Positions must grow as the Reader reads. Errors are those of looking
+// at the input (listing a directory).
+type Backlogger interface {
+	Backlog() (uint64, error)
+}
+
 // Clock is the part of the meta service an ingest source needs
 // (meta.Service's CurrentEpoch and WaitEpoch).
 type Clock interface {
