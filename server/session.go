@@ -309,6 +309,15 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 	if err := s.checkSourceTables(ctx, plan.Tables); err != nil {
 		return nil, true, err
 	}
+	args := &engine.Args{Types: paramTypes, DryRun: true}
+	_, bindErr := s.describe(ctx, q, args)
+	if textNumberOperator(bindErr) {
+		// DuckDB casts the text operand to the number's type (and
+		// fails on the first value that is not one) or refuses it in
+		// its own words; Postgres has no such operator (text = integer
+		// is 42883), and nor has Strata's binder, which views use.
+		return nil, true, bindErr
+	}
 	cols, params, err := s.e.DescribeOLAP(ctx, plan, q.QueryText)
 	if engine.BeyondOLAP(err) {
 		return nil, false, nil // the batch executor answers it
@@ -323,16 +332,14 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 	var inferred []types.Type
 	untyped := slices.ContainsFunc(params, func(t types.Type) bool { return t.Kind == types.KindUnknown })
 	if untyped {
-		args := &engine.Args{Types: paramTypes, DryRun: true}
-		_, err := s.describe(ctx, q, args)
 		switch {
-		case err == nil:
+		case bindErr == nil:
 			inferred = args.Inferred
-		case sqlerr.Code(err) == sqlerr.IndeterminateDatatype:
+		case sqlerr.Code(bindErr) == sqlerr.IndeterminateDatatype:
 			// A parameter no context types ($1 IS NULL alone):
 			// neither DuckDB nor the binder has a type to
 			// describe, and Postgres refuses it the same way.
-			return nil, true, err
+			return nil, true, bindErr
 		}
 	}
 	inferred = bareParams(inferred, paramTypes)
@@ -374,6 +381,28 @@ func (s *Session) prepareOLAP(ctx context.Context, text string, q *ddl.Query, pa
 		}
 	}
 	return &pgwire.Statement{SQL: text, Columns: olapColumns(cols), Params: params, Impl: &olapStatement{q: q, plan: plan, text: run}}, true, nil
+}
+
+// textNumberOperator reports whether err is the binder's 42883 for an
+// operator between a character type and a number (text = integer), which
+// DuckDB would run by casting the text to the number's type.
+func textNumberOperator(err error) bool {
+	var no *expr.NoOperatorError
+	if !errors.As(err, &no) || len(no.Args) != 2 {
+		return false
+	}
+	text := func(k types.Kind) bool {
+		return k == types.KindText || k == types.KindVarchar || k == types.KindChar
+	}
+	number := func(k types.Kind) bool {
+		switch k {
+		case types.KindInt16, types.KindInt32, types.KindInt64, types.KindFloat32, types.KindFloat64, types.KindNumeric:
+			return true
+		}
+		return false
+	}
+	l, r := no.Args[0].Kind, no.Args[1].Kind
+	return text(l) && number(r) || number(l) && text(r)
 }
 
 func olapColumns(cols []olap.Column) []pgwire.Column {
@@ -496,7 +525,9 @@ func (s *Session) describe(ctx context.Context, st ddl.Statement, args *engine.A
 		case ddl.ShowSinks:
 			return textCols("name", "target"), nil
 		case ddl.ShowJobs:
-			return textCols("name", "kind", "status", "reads", "writes", "last_checkpoint", "restarts"), nil
+			cols := textCols("name", "kind", "status", "reads", "writes", "last_checkpoint", "restarts")
+			cols[showJobsCheckpoint].Type, cols[showJobsRestarts].Type = types.Int64, types.Int64
+			return cols, nil
 		}
 		return textCols(settingName(st.What)), nil
 	case *ddl.Describe:
@@ -1106,8 +1137,27 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 	}
 	slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
 	res.Rows = rowsOf(rows...)
+	if st.What == ddl.ShowJobs {
+		// The numbers are numbers, as in strata_catalog.jobs.
+		for _, r := range res.Rows {
+			for _, i := range []int{showJobsCheckpoint, showJobsRestarts} {
+				n, err := strconv.ParseInt(r[i].String(), 10, 64)
+				if err != nil {
+					return nil, fmt.Errorf("SHOW JOBS: column %s: %w", cols[i].Name, err)
+				}
+				r[i] = types.NewInt64(n)
+			}
+		}
+	}
 	return res, nil
 }
+
+// The columns of SHOW JOBS that hold numbers: the job's last completed
+// checkpoint and its restarts since the process started.
+const (
+	showJobsCheckpoint = 5
+	showJobsRestarts   = 6
+)
 
 // setting returns the value of configuration parameter name (lower
 // case) as SHOW and current_setting() give it.

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -71,5 +73,33 @@ func TestShowAnswersAsPostgres(t *testing.T) {
 	}
 	if _, err := c.Exec(context.Background(), "SELECT current_setting('no_such')", pgx.QueryExecModeSimpleProtocol); err == nil || !strings.Contains(err.Error(), "42704") {
 		t.Errorf("current_setting of an unknown parameter: %v", err)
+	}
+}
+
+// TestShowJobsNumbers: SHOW JOBS gives last_checkpoint and restarts as
+// numbers (bigint), as strata_catalog.jobs does, in both protocols.
+func TestShowJobsNumbers(t *testing.T) {
+	_, c := startConn(t)
+	exec(t, c, "CREATE TABLE sj (k INT PRIMARY KEY)")
+	exec(t, c, "INSERT INTO sj VALUES (1)")
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeDescribeExec} {
+		var name string
+		var checkpoint, restarts int64
+		waitFor(t, 30*time.Second, func() (bool, string) {
+			if err := c.QueryRow(context.Background(), "SHOW JOBS", mode).Scan(&name, new(string), new(string), new(string), new(string), &checkpoint, &restarts); err != nil {
+				t.Fatalf("SHOW JOBS (mode %v): %v", mode, err)
+			}
+			return checkpoint >= 1, fmt.Sprintf("last_checkpoint %d", checkpoint)
+		})
+		rows, err := c.Query(context.Background(), "SHOW JOBS", mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd := rows.FieldDescriptions()
+		rows.Close()
+		if name != "dml-dev-sj" || checkpoint < 1 || restarts != 0 || fd[5].DataTypeOID != 20 || fd[6].DataTypeOID != 20 {
+			t.Fatalf("SHOW JOBS (mode %v): %s, checkpoint %d, restarts %d, types %d %d; want dml-dev-sj, a checkpoint, 0 restarts, bigint columns",
+				mode, name, checkpoint, restarts, fd[5].DataTypeOID, fd[6].DataTypeOID)
+		}
 	}
 }

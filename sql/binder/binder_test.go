@@ -152,7 +152,7 @@ func TestBindErrors(t *testing.T) {
 		{"SELECT id FROM auction, person", sqlerr.AmbiguousColumn, `column reference "id" is ambiguous`, 8},
 		{"SELECT a, count(*) FROM t", sqlerr.GroupingError, `column "a" must appear in the GROUP BY clause or be used in an aggregate function`, 8},
 		{"SELECT a FROM t WHERE count(*) > 1", sqlerr.GroupingError, "aggregate functions are not allowed in WHERE", 23},
-		{"SELECT a + true FROM t", sqlerr.UndefinedFunction, "operator does not exist: +(integer, boolean)", 10},
+		{"SELECT a + true FROM t", sqlerr.UndefinedFunction, "operator does not exist: integer + boolean", 10},
 		{"SELECT a FROM t WHERE a", sqlerr.DatatypeMismatch, "argument of WHERE must be type boolean, not type integer", 0},
 		{"SELECT 'abc'::int", sqlerr.InvalidTextRepresentation, `invalid input syntax for type integer: "abc"`, 0},
 		{"SELECT a FROM t WHERE a IN (SELECT 1) OR a = 2", sqlerr.FeatureNotSupported, "subqueries in expressions are not supported", 25},

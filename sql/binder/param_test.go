@@ -77,7 +77,7 @@ func TestParamErrors(t *testing.T) {
 		pos            int
 	}{
 		// Once typed, a parameter keeps its type, as in Postgres.
-		{"SELECT a FROM t WHERE a = $1 AND b = $1", sqlerr.UndefinedFunction, "operator does not exist: =(text, integer)", 36},
+		{"SELECT a FROM t WHERE a = $1 AND b = $1", sqlerr.UndefinedFunction, "operator does not exist: text = integer", 36},
 		// An occurrence bound while untyped and typed later must agree.
 		{"SELECT greatest($1, length($1))", "42P08", "inconsistent types deduced for parameter $1: text versus integer", 8},
 		// No context types the parameter: Postgres's 42P18.

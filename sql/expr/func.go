@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -164,6 +165,11 @@ func (r *Registry) Lookup(name string, args []types.Type) (*Func, []types.Type, 
 		if cands[0].Infix {
 			what = "operator"
 		}
+		if what == "operator" {
+			e := sqlerr.Wrap(sqlerr.UndefinedFunction, &NoOperatorError{Name: name, Args: slices.Clone(args)})
+			e.Hint = noOperatorHint
+			return nil, nil, e
+		}
 		return nil, nil, sqlerr.New(sqlerr.UndefinedFunction, "%s does not exist: %s", what, describeCall(name, args))
 	}
 	sort.SliceStable(ok, func(i, j int) bool {
@@ -233,13 +239,50 @@ func expandParams(f *Func, n int) []types.Kind {
 	return out
 }
 
+// NoOperatorError is the cause of the 42883 an operator call gets when no
+// operator of its name takes its argument types (Postgres's "operator does
+// not exist: text = integer"): Name is the operator (=, +, ...), Args the
+// types of its one or two operands, left first.
+type NoOperatorError struct {
+	Name string
+	Args []types.Type
+}
+
+// Error says it as Postgres does: "operator does not exist: text =
+// integer", or "operator does not exist: - text" for a prefix operator.
+func (e *NoOperatorError) Error() string {
+	parts := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		parts[i] = typeWord(a)
+	}
+	if len(parts) == 1 {
+		return "operator does not exist: " + e.Name + " " + parts[0]
+	}
+	return "operator does not exist: " + strings.Join(parts, " "+e.Name+" ")
+}
+
+// noOperatorHint is Postgres's hint with an operator that does not exist.
+const noOperatorHint = "No operator matches the given name and argument types. You might need to add explicit type casts."
+
+// typeWord names a in messages as Postgres does: its kind in lower case,
+// "character varying" and "character" for VARCHAR and CHAR, "unknown" for
+// an untyped argument.
+func typeWord(a types.Type) string {
+	switch a.Kind {
+	case types.KindUnknown:
+		return "unknown"
+	case types.KindVarchar:
+		return "character varying"
+	case types.KindChar:
+		return "character"
+	}
+	return strings.ToLower(a.Kind.String())
+}
+
 func describeCall(name string, args []types.Type) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		parts[i] = strings.ToLower(a.Kind.String())
-		if a.Kind == types.KindUnknown {
-			parts[i] = "unknown"
-		}
+		parts[i] = typeWord(a)
 	}
 	return name + "(" + strings.Join(parts, ", ") + ")"
 }
