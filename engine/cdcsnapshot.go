@@ -74,7 +74,7 @@ func (e *Engine) waitPosition(ctx context.Context, job string, name catalog.Obje
 		}
 		if j, failing, ok := e.firstFailing(name); ok {
 			return sqlerr.Wrap(sqlerr.ObjectNotInPrerequisiteState,
-				fmt.Errorf("table %s has not read its input: its job %s keeps failing (%d restarts since its last checkpoint): %w", name.Name, j.name, failing, j.cause))
+				fmt.Errorf("table %s has not read its input: its job %s keeps failing (%d restarts without progress): %w", name.Name, j.name, failing, j.cause))
 		}
 		select {
 		case <-ctx.Done():

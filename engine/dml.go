@@ -407,8 +407,8 @@ func (e *Engine) settle(ctx context.Context, l *dmlLog) error {
 // naming the job and its last error, as does a table dropped meanwhile
 // (42P01).
 func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep base.Epoch) error {
-	// Per upstream job, its restarts and newest checkpoint when it last
-	// made progress during the wait.
+	// Per upstream job, its restarts and its last checkpoint that
+	// counted as progress, when it last made progress during the wait.
 	type progress struct {
 		restarts   int
 		checkpoint base.CheckpointID
@@ -429,8 +429,8 @@ func (e *Engine) waitCommitted(ctx context.Context, name catalog.ObjectName, ep 
 			}
 		}
 		// A job that keeps failing will not let name commit ep: after
-		// two restarts without a completed checkpoint between, say so
-		// rather than wait forever.
+		// two restarts without progress between (runningJob.failing),
+		// say so rather than wait forever.
 		if i%20 == 0 {
 			for _, j := range e.upstreamJobs(name) {
 				p, ok := seen[j.name]
@@ -482,19 +482,22 @@ func failingJobHint(j jobHealth) string {
 
 // jobHealth is what upstreamJobs reports of one job.
 type jobHealth struct {
-	name       string
-	writes     catalog.ObjectName
-	restarts   int
+	name     string
+	writes   catalog.ObjectName
+	restarts int
+	// checkpoint is the last checkpoint that counted as progress
+	// (runningJob.progress).
 	checkpoint base.CheckpointID
 	cause      error
-	// failing counts its restarts since its last completed checkpoint.
+	// failing counts its restarts since it last made progress
+	// (runningJob.failing).
 	failing int
 }
 
 // upstreamJobs returns the jobs of this process that name depends on:
 // the job writing it, then, breadth first, the jobs writing the tables
-// each of those reads (its lineage), each once, with its restarts, newest
-// completed checkpoint and last failure.
+// each of those reads (its lineage), each once, with its restarts, last
+// checkpoint that counted as progress and last failure.
 func (e *Engine) upstreamJobs(name catalog.ObjectName) []jobHealth {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -509,7 +512,7 @@ func (e *Engine) upstreamJobs(name catalog.ObjectName) []jobHealth {
 				continue
 			}
 			rj.mu.Lock()
-			out = append(out, jobHealth{name: rj.def.Name, writes: n, restarts: rj.restarts, checkpoint: rj.lastCheckpoint.ID, cause: rj.err, failing: rj.failing})
+			out = append(out, jobHealth{name: rj.def.Name, writes: n, restarts: rj.restarts, checkpoint: rj.progress, cause: rj.err, failing: rj.failing})
 			rj.mu.Unlock()
 			for _, r := range rj.def.Reads {
 				if !visited[r] {

@@ -41,6 +41,10 @@ import (
 // (to check) and again every time the job starts.
 type Connector func(t catalog.Table, options map[string]string) ([]ingest.Reader, error)
 
+// progressCheckpoints is how many checkpoints a job completes after a
+// restart before it counts as making progress again (runningJob.failing).
+const progressCheckpoints = 2
+
 // runningJob is a job running in this process.
 type runningJob struct {
 	def    catalog.Job
@@ -50,12 +54,21 @@ type runningJob struct {
 	mu       sync.Mutex
 	err      error
 	restarts int
-	// failing counts the restarts since the last completed checkpoint
-	// (firstFailing reads it: two or more fail reads, readhealth.go).
+	// failing counts the restarts since the job last made progress:
+	// since the second checkpoint it completed after a restart, or its
+	// first checkpoint when it never restarted (firstFailing reads it:
+	// two or more fail reads, readhealth.go). The checkpoint a restored
+	// job takes at its first epoch barrier, before it reaches the input
+	// that failed it, is not progress.
 	failing int
+	// sinceRestart counts the checkpoints completed since the last
+	// restart.
+	sinceRestart int
 	// lastCheckpoint is the last completed checkpoint's id, duration and
-	// size.
+	// size; progress is the id of the last one that counted as progress
+	// (it reset failing).
 	lastCheckpoint task.Event
+	progress       base.CheckpointID
 	probe          task.Probe
 }
 
@@ -555,10 +568,15 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 			switch ev.Kind {
 			case task.CheckpointCompleted:
 				rj.lastCheckpoint = ev
-				rj.failing = 0
+				rj.sinceRestart++
+				if rj.failing == 0 || rj.sinceRestart >= progressCheckpoints {
+					rj.failing = 0
+					rj.progress = ev.ID
+				}
 			case task.Restarting:
 				rj.restarts++
 				rj.failing++
+				rj.sinceRestart = 0
 				rj.err = ev.Cause
 			}
 			rj.mu.Unlock()

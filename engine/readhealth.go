@@ -7,9 +7,10 @@ import (
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
-// failingRestarts is how many restarts without a completed checkpoint
-// between make a job "keep failing": the rule waitCommitted applies to a
-// wait, applied to a read (checkReadable). One restart is a transient
+// failingRestarts is how many restarts without progress between make a
+// job "keep failing" (progress: two checkpoints completed after a restart,
+// runningJob.failing): the rule waitCommitted applies to a wait, applied
+// to a read (checkReadable). One restart is a transient
 // failure a job recovers from on its own and does not break reads; a job
 // that failed again after restarting from its checkpoint is failing on
 // its input (a bad line, a row the table refuses) and will go on failing.
@@ -46,10 +47,10 @@ func (e *Engine) failingUpstream(name catalog.ObjectName) error {
 	var err *sqlerr.Error
 	if j.writes == name {
 		err = sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
-			"cannot read %s: its writer job %s keeps failing (%d restarts since its last checkpoint): %v", name.Name, j.name, failing, j.cause)
+			"cannot read %s: its writer job %s keeps failing (%d restarts without progress): %v", name.Name, j.name, failing, j.cause)
 	} else {
 		err = sqlerr.New(sqlerr.ObjectNotInPrerequisiteState,
-			"cannot read %s: job %s upstream of it (writing %s) keeps failing (%d restarts since its last checkpoint): %v", name.Name, j.name, j.writes.Name, failing, j.cause)
+			"cannot read %s: job %s upstream of it (writing %s) keeps failing (%d restarts without progress): %v", name.Name, j.name, j.writes.Name, failing, j.cause)
 	}
 	err.Hint = failingJobHint(j)
 	return err
@@ -57,12 +58,32 @@ func (e *Engine) failingUpstream(name catalog.ObjectName) error {
 
 // firstFailing returns the first job of name's lineage, in
 // upstreamJobs' order, that keeps failing, with its restarts since its
-// last checkpoint.
+// last checkpoint. When no job of the process keeps failing, which is
+// the usual case, it answers from one pass over the jobs without walking
+// the lineage.
 func (e *Engine) firstFailing(name catalog.ObjectName) (jobHealth, int, bool) {
+	if !e.anyFailing() {
+		return jobHealth{}, 0, false
+	}
 	for _, h := range e.upstreamJobs(name) {
 		if h.failing >= failingRestarts && h.cause != nil {
 			return h, h.failing, true
 		}
 	}
 	return jobHealth{}, 0, false
+}
+
+// anyFailing reports whether some job of this process keeps failing.
+func (e *Engine) anyFailing() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, rj := range e.jobs {
+		rj.mu.Lock()
+		failing := rj.failing >= failingRestarts && rj.err != nil
+		rj.mu.Unlock()
+		if failing {
+			return true
+		}
+	}
+	return false
 }
