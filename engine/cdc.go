@@ -104,8 +104,22 @@ func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExis
 	}
 	switch {
 	case src.Connector == PostgresCDC:
-		if _, err := pgcdc.ParseOptions(src.Options); err != nil {
+		opts, err := pgcdc.ParseOptions(src.Options)
+		if err != nil {
 			return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", src.Name.Name, err))
+		}
+		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err = pgcdc.CheckSource(cctx, opts)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			code := sqlerr.InvalidParameterValue
+			if !errors.Is(err, base.ErrInvalidArgument) {
+				code = sqlerr.UnableToConnect
+			}
+			return sqlerr.Wrap(code, fmt.Errorf("source %s: %w", src.Name.Name, err))
 		}
 	case e.streamSource(src.Connector):
 		// Read directly by views (source.go).

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"regexp"
 	"slices"
@@ -188,6 +189,7 @@ func TestCDCBadInput(t *testing.T) {
 		run  func(*testing.T, *pgtest.Server)
 	}{
 		{"quarantine", cdcBadRowQuarantines}, {"skip", cdcBadRowSkips}, {"dead-letter", cdcBadRowDeadLetter}, {"option", cdcErrorsOption},
+		{"unreachable", cdcSourceUnreachable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -478,5 +480,44 @@ func cdcErrorsOption(t *testing.T, pg *pgtest.Server) {
 	got, err := cat.Table(tb.Name)
 	if err != nil || got.Options["errors"] != "dead-letter" {
 		t.Fatalf("table a's options: %v %v", got.Options, err)
+	}
+}
+
+// cdcSourceUnreachable: CREATE SOURCE connects to the database it names,
+// so a wrong port or database is refused there (08001, with the driver's
+// words), not at the first CREATE TABLE ... FROM it; nothing is created.
+func cdcSourceUnreachable(t *testing.T, pg *pgtest.Server) {
+	e := openTest(t, t.TempDir())
+	defer e.Close()
+	ctx := context.Background()
+	free := func() int {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port
+	}()
+	for _, c := range []struct {
+		host, db string
+		port     int
+		want     string
+	}{
+		{"127.0.0.1", "postgres", free, "connect"},
+		{pg.Host, "nosuchdb", pg.Port, "nosuchdb"},
+	} {
+		opts := map[string]string{"connector": PostgresCDC, "hostname": c.host, "port": fmt.Sprint(c.port), "username": pgtest.Superuser,
+			"database": c.db, "slot": "unreach_slot", "publication": "unreach_pub"}
+		err := e.CreateSource(ctx, catalog.Source{Name: catalog.Name(DefaultDatabase, "bad"), Connector: PostgresCDC, Options: opts}, false)
+		if sqlerr.Code(err) != sqlerr.UnableToConnect || !strings.Contains(err.Error(), "source bad: postgres-cdc: connect") || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("CREATE SOURCE on %s:%d/%s: %v; want 08001 naming the source and %q", c.host, c.port, c.db, err, c.want)
+		}
+		cat, err := e.Catalog(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cat.IsSource(catalog.Name(DefaultDatabase, "bad")) {
+			t.Fatal("source bad exists after its CREATE failed")
+		}
 	}
 }

@@ -335,6 +335,15 @@ func (e *Engine) writableLog(ctx context.Context, name catalog.ObjectName) (*dml
 	if _, err := cat.Job(dmlJobName(name)); err != nil {
 		return nil, sqlerr.New(sqlerr.WrongObjectType, "cannot change table %q: another job writes it (its connector, source or sink)", name.Name)
 	}
+	if e.opts.NoJobs {
+		e.mu.Lock()
+		_, running := e.jobs[dmlJobName(name)]
+		e.mu.Unlock()
+		if !running {
+			// Nothing would commit the write: it would wait forever.
+			return nil, sqlerr.New(sqlerr.ObjectNotInPrerequisiteState, "cannot change table %q: its job is not running (the instance was opened without its jobs: strata start --no-jobs)", name.Name)
+		}
+	}
 	return e.dmlLog(name)
 }
 

@@ -66,7 +66,7 @@ func (f *engineFlags) options() engine.Options {
 func newStartCommand() *cobra.Command {
 	var ef engineFlags
 	var listen, httpAddr, meta, warehouse, tlsCert, tlsKey, passwordFile string
-	var requireTLS bool
+	var requireTLS, noJobs bool
 	cmd := &cobra.Command{
 		Use: "start",
 		// serve is the name other streaming databases give the same
@@ -75,7 +75,12 @@ func newStartCommand() *cobra.Command {
 		Short:   "Run Strata: the meta service, every job of the catalog and the Postgres wire server",
 		Long: `Run Strata in this process: the meta service, every job of the catalog
 (each resumes from its latest checkpoint) and the servers. Connect with
-psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
+psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.
+
+With --no-jobs the catalog's jobs stay stopped (tables and views read as
+of their last commit): the way back in when one job brings the process
+down at every start (a view whose state outgrows memory), to DROP it.
+Objects created meanwhile run their jobs.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := ef.check(); err != nil {
@@ -92,6 +97,7 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts := ef.options()
+			opts.NoJobs = noJobs
 			var err error
 			if opts.MetaStore, err = openMetaStore(ctx, meta); err != nil {
 				return err
@@ -126,6 +132,9 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 				fmt.Fprintf(cmd.OutOrStdout(), "; metrics on http://%s/metrics", a)
 			}
 			fmt.Fprintln(cmd.OutOrStdout())
+			if noJobs {
+				fmt.Fprintln(cmd.OutOrStdout(), "--no-jobs: the catalog's jobs are not running; DROP what brings the process down, then start again without --no-jobs")
+			}
 			if tcp, ok := s.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && passwordFile == "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s is reachable beyond this machine and any user name is accepted; use --password-file (and --tls-cert/--tls-key)\n", s.Addr())
 			}
@@ -145,6 +154,7 @@ psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.`,
 	cmd.Flags().StringVar(&tlsCert, "tls-cert", "", "certificate (PEM) for TLS on the Postgres port")
 	cmd.Flags().StringVar(&tlsKey, "tls-key", "", "private key (PEM) of --tls-cert")
 	cmd.Flags().BoolVar(&requireTLS, "require-tls", false, "refuse clients that do not use TLS")
+	cmd.Flags().BoolVar(&noJobs, "no-jobs", false, "start without running the catalog's jobs (to DROP one that brings the process down)")
 	cmd.Flags().StringVar(&passwordFile, "password-file", "", "users and passwords (user:password or user:SCRAM-SHA-256$... a line); clients then authenticate with SCRAM-SHA-256")
 	cmd.Flags().StringVar(&meta, "meta", "bolt", "meta store: bolt (embedded, in --data) or etcd://host:port[,host:port...]/prefix")
 	cmd.Flags().StringVar(&warehouse, "warehouse", "", "warehouse: file:///path (default: under --data) or s3://bucket/prefix?endpoint=host:port[&secure=false&region=...], credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")

@@ -38,7 +38,16 @@ or, with --data, opens a stopped instance's data directory without running
 its jobs. It prints the differences and exits 1 when a view differs, 2
 when a view could not be verified (unknown, or an epoch not kept).`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, views []string) error {
+		RunE: func(cmd *cobra.Command, views []string) (err error) {
+			// Not reaching the views at all (no server answers, the data
+			// directory is in use) is "could not verify" (exit 2), not a
+			// difference (exit 1).
+			verified := false
+			defer func() {
+				if err != nil && !verified {
+					err = cannotVerify{err}
+				}
+			}()
 			out := cmd.OutOrStdout()
 			var results []server.VerifyResponse
 			if data != "" {
@@ -77,6 +86,7 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 					results = append(results, r)
 				}
 			}
+			verified = true
 			bad, failed := false, false
 			for _, r := range results {
 				switch {
@@ -121,6 +131,14 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 	cmd.Flags().Uint64Var(&epoch, "epoch", 0, "epoch to verify at (default: each view's committed epoch)")
 	return cmd
 }
+
+// cannotVerify is an error that kept verify from reaching the views: it
+// reads as its cause and counts as errVerifyFailed (exit status 2).
+type cannotVerify struct{ err error }
+
+func (c cannotVerify) Error() string { return c.err.Error() }
+
+func (c cannotVerify) Unwrap() []error { return []error{c.err, errVerifyFailed} }
 
 // byWhom says which engine recomputed a view (", recomputed by duckdb"),
 // or nothing when a server too old to say did not.

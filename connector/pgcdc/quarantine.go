@@ -64,6 +64,35 @@ func Check(ctx context.Context, opts Options, t Table) error {
 	return inspect(ctx, conn, t)
 }
 
+// CheckSource checks what CREATE SOURCE can check before any table is
+// added (RisingWave validates a postgres-cdc source the same way): the
+// options are valid, the database accepts a connection with them, and its
+// wal_level is logical, which logical replication needs. Errors name what
+// failed (connect errors keep the driver's words: refused, unknown
+// database, password).
+func CheckSource(ctx context.Context, opts Options) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	conn, err := pgconn.Connect(ctx, opts.connString(false))
+	if err != nil {
+		return fmt.Errorf("postgres-cdc: connect: %w", err)
+	}
+	defer closeConn(conn)
+	rows, err := query(ctx, conn, "SELECT current_setting('wal_level')")
+	if err != nil {
+		return fmt.Errorf("postgres-cdc: read wal_level: %w", err)
+	}
+	if len(rows) != 1 || len(rows[0]) != 1 || rows[0][0] != "logical" {
+		level := "unknown"
+		if len(rows) == 1 && len(rows[0]) == 1 {
+			level = rows[0][0]
+		}
+		return fmt.Errorf("postgres-cdc: database %s has wal_level = %s; logical replication needs wal_level = logical (set it in postgresql.conf and restart PostgreSQL): %w", opts.Database, level, base.ErrInvalidArgument)
+	}
+	return nil
+}
+
 // Quarantined returns the tables the Stream does not follow, by layout
 // order.
 func (s *Stream) Quarantined() []Quarantine {

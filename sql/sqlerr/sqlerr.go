@@ -29,6 +29,7 @@ const (
 	NotNullViolation             = "23502"
 	UniqueViolation              = "23505"
 	InvalidCursorState           = "24000"
+	UnableToConnect              = "08001" // sqlclient_unable_to_establish_sqlconnection, as postgres_fdw reports a remote it cannot reach
 	ProtocolViolation            = "08P01"
 	InvalidTransactionState      = "25000"
 	InvalidSQLStatementName      = "26000"

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -226,7 +227,55 @@ func mergeBuckets[T any](st *store.Store, sn *snapshot.Snapshot, read *schema.Sc
 }
 
 // AtEpoch returns the snapshot holding the table at epoch e: the newest
-// with epoch <= e. It returns nil if the table had no data by e.
+// with epoch <= e. It returns nil if the table had no data by e: it has no
+// snapshot of e or before, and none of its snapshots has expired (its
+// earliest is snapshot 1). When snapshots have expired and the earliest
+// kept one is newer than e, the table at e is gone, not empty: the error
+// is an *ExpiredError (wrapping base.ErrNotFound), as Paimon refuses a
+// scan of an expired snapshot rather than answer it empty.
 func AtEpoch(st *store.Store, e base.Epoch) (*snapshot.Snapshot, error) {
-	return st.Snapshots.AtOrBeforeEpoch(e)
+	sn, err := st.Snapshots.AtOrBeforeEpoch(e)
+	if err != nil || sn != nil {
+		return sn, err
+	}
+	first, err := st.Snapshots.EarliestID()
+	if err != nil || first <= 1 {
+		return nil, err
+	}
+	earliest, err := st.Snapshots.Get(first)
+	if errors.Is(err, base.ErrNotFound) {
+		// Expired under us: the table at e is gone all the more.
+		return nil, &ExpiredError{Table: st.Dir, Epoch: e}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if earliest.Epoch > e {
+		return nil, &ExpiredError{Table: st.Dir, Epoch: e, Earliest: earliest.Epoch}
+	}
+	return nil, nil
 }
+
+// ExpiredError says that a table's snapshot of an epoch has expired
+// (snapshot.num-retained.*, snapshot.time-retained): Table is the table's
+// directory, Earliest the epoch of the earliest snapshot kept (0 when
+// unknown). Its message leaves the table to the caller to name. Its
+// SQLSTATE is 55000 (object not in prerequisite state).
+type ExpiredError struct {
+	Table    string
+	Epoch    base.Epoch
+	Earliest base.Epoch
+}
+
+func (e *ExpiredError) Error() string {
+	if e.Earliest == 0 {
+		return fmt.Sprintf("epoch %d is no longer kept: its snapshot has expired", e.Epoch)
+	}
+	return fmt.Sprintf("epoch %d is no longer kept: the snapshots before epoch %d have expired (the table options snapshot.num-retained.min, snapshot.num-retained.max and snapshot.time-retained set how many are kept)", e.Epoch, e.Earliest)
+}
+
+// Unwrap makes errors.Is(err, base.ErrNotFound) hold.
+func (e *ExpiredError) Unwrap() error { return base.ErrNotFound }
+
+// SQLState is the error's SQLSTATE: 55000.
+func (e *ExpiredError) SQLState() string { return "55000" }
