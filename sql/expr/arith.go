@@ -167,6 +167,9 @@ func numericSpecial(op byte, a, b *apd.Decimal) (types.Datum, bool, error) {
 }
 
 func numericArith(op byte, a, b *apd.Decimal) (types.Datum, error) {
+	if d, ok := numericArithFast(op, a, b); ok {
+		return d, nil
+	}
 	if d, ok, err := numericSpecial(op, a, b); ok {
 		return d, err
 	}
@@ -369,9 +372,11 @@ func registerArithmetic(r *Registry) {
 				return checkedInt(k, op, a.Int64(), b.Int64())
 			}))
 		}
-		r.Add(binop(string(op), types.KindNumeric, func(_ *Context, a, b types.Datum) (types.Datum, error) {
+		numeric := binop(string(op), types.KindNumeric, func(_ *Context, a, b types.Datum) (types.Datum, error) {
 			return numericArith(op, a.Decimal(), b.Decimal())
-		}))
+		})
+		numericBinops[numeric] = op
+		r.Add(numeric)
 		if op != '%' {
 			for _, k := range []types.Kind{types.KindFloat32, types.KindFloat64} {
 				k := k

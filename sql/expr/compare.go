@@ -42,12 +42,16 @@ func registerComparison(r *Registry) {
 			})
 		}
 		for _, k := range comparable {
-			r.Add(&Func{
+			f := &Func{
 				Name: op.name, Params: []types.Kind{k, k}, Infix: true, Strict: true, ResultKind: types.KindBool,
 				Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
 					return types.NewBool(op.test(types.Compare(a[0], a[1]))), nil
 				},
-			})
+			}
+			if k == types.KindNumeric {
+				numericCompares[f] = op.test
+			}
+			r.Add(f)
 		}
 	}
 }

@@ -167,7 +167,23 @@ type fieldValue struct {
 	f   float64
 }
 
-func intField(v int64) fieldValue { return fieldValue{dec: apd.New(v, 0), f: float64(v)} }
+func intField(v int64) fieldValue {
+	if v >= 0 && v < int64(len(smallFieldDecimals)) {
+		return fieldValue{dec: &smallFieldDecimals[v], f: float64(v)}
+	}
+	return fieldValue{dec: apd.New(v, 0), f: float64(v)}
+}
+
+// smallFieldDecimals[v] is apd.New(v, 0), shared (read only) by the
+// fields that most extracts give (hours, minutes, days, months, weeks):
+// extract copies the value into its result, so sharing saves an
+// allocation per row.
+var smallFieldDecimals = func() (t [60]apd.Decimal) {
+	for v := range t {
+		t[v].SetInt64(int64(v))
+	}
+	return t
+}()
 
 // scaledField is v / 10^scale with exactly scale digits, as Postgres's
 // int64_div_fast_to_numeric.

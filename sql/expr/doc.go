@@ -22,6 +22,29 @@
 // its whole run: the session time zone. Expressions are immutable after
 // binding and safe to share between goroutines; a Context is not.
 //
+// Operators that evaluate the same expressions on every row of a stream
+// prepare them once for that (Nexmark's stateless queries are such
+// projections and filters):
+//   - Context.Owned gives the operator a Context of its own whose calls
+//     take their arguments from a stack it keeps, not from a slice
+//     allocated per call.
+//   - Specialize replaces a few hot shapes (a NUMERIC constant times an
+//     integer column, its comparison with a constant, substring with a
+//     constant pattern) with nodes that compute the same values with
+//     integer arithmetic or precompiled state (invariant
+//     specialize-same-result, specialize.go).
+//   - Memoize makes each sub-expression that a set of expressions repeats
+//     one node computed at most once per row, still lazily (invariant
+//     memo-same-result, memo.go); unlike the other two it gives
+//     expressions with per-operator state, for one goroutine.
+//
+// Below them, NUMERIC + - * on values whose coefficients fit 64 bits skip
+// apd (invariant small-numeric-exact, numfast.go), a VARCHAR or TEXT
+// value cast to TEXT keeps its string, and a regular expression with a
+// required literal is searched for only where that literal occurs
+// (compiledRegex in regex.go). Each of these fast paths has a test that
+// compares it with the general path over random and edge-case inputs.
+//
 // # Functions
 //
 // Functions and operators live in a registry keyed by name (operators by

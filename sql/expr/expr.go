@@ -31,6 +31,26 @@ type Context struct {
 	// its error soon after it ends (a cancel request, statement_timeout).
 	// Nil never interrupts.
 	Interrupt context.Context
+
+	// args is the argument stack of Call.Eval in a Context that one
+	// goroutine owns (see Owned); nil makes every call allocate its
+	// arguments.
+	args *[]types.Datum
+}
+
+// Owned returns a copy of c for the use of one goroutine (an operator
+// evaluating its expressions row by row): calls evaluated with it take
+// their arguments from a stack the copy keeps, instead of allocating a
+// slice for each call (a function value's arguments escape to the heap).
+// The copy must not be shared between goroutines; c itself is unchanged
+// and can be. A nil c gives an owned zero Context.
+func (c *Context) Owned() *Context {
+	var o Context
+	if c != nil {
+		o = *c
+	}
+	o.args = new([]types.Datum)
+	return &o
 }
 
 // Interrupted returns the error of Interrupt once it has ended, else nil.
@@ -135,6 +155,9 @@ func (c *Call) Type() types.Type { return c.Typ }
 // Eval evaluates the arguments left to right, then the function; a strict
 // function returns NULL without being called when an argument is NULL.
 func (c *Call) Eval(ctx *Context, row types.Row) (types.Datum, error) {
+	if ctx != nil && ctx.args != nil {
+		return c.evalOwned(ctx, row)
+	}
 	var buf [4]types.Datum
 	args := buf[:0]
 	for _, a := range c.Args {
@@ -148,6 +171,32 @@ func (c *Call) Eval(ctx *Context, row types.Row) (types.Datum, error) {
 		args = append(args, v)
 	}
 	return c.Fn.Eval(ctx, args)
+}
+
+// evalOwned is Eval with the arguments on ctx's stack: each call pushes
+// its arguments above those of the calls it is nested in and pops them
+// when its function returns (functions take datums, never expressions,
+// so none evaluates on ctx while its arguments are in use).
+func (c *Call) evalOwned(ctx *Context, row types.Row) (types.Datum, error) {
+	stack := ctx.args
+	base := len(*stack)
+	strict := c.Fn.Strict
+	for _, a := range c.Args {
+		v, err := a.Eval(ctx, row)
+		if err != nil || v.IsNull() && strict {
+			*stack = (*stack)[:base]
+			return types.Null, err
+		}
+		*stack = append(*stack, v)
+	}
+	args := (*stack)[base:]
+	out, err := c.Fn.Eval(ctx, args[:len(args):len(args)])
+	// The popped arguments stay in the array until the next call
+	// overwrites them (clearing them cost a write barrier per pointer);
+	// the stack is only as deep as the expressions nest, so what it keeps
+	// alive is a few values.
+	*stack = (*stack)[:base]
+	return out, err
 }
 
 func (c *Call) String() string {

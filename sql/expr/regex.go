@@ -2,6 +2,8 @@ package expr
 
 import (
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -55,7 +57,173 @@ const regexCacheSize = 128
 
 var regexCache struct {
 	mu sync.Mutex
-	m  map[string]*regexp.Regexp // guarded by mu; at most regexCacheSize entries
+	m  map[regexKey]*compiledRegex // guarded by mu; at most regexCacheSize entries
+}
+
+// regexKey names a compiled expression in regexCache: the pattern and the
+// flags that change its translation (a struct, so that a lookup builds
+// no key string per row).
+type regexKey struct {
+	caseInsensitive, literal, expanded bool
+	newline                            byte
+	pattern                            string
+}
+
+// compiledRegex is a compiled expression with a literal that every match
+// contains (lit, "" when the expression has none that is easy to see),
+// and the most bytes a match can span before it (before, -1 when
+// unbounded). A string without lit cannot match, which strings.Index
+// tells far sooner than the matcher; and a match cannot start more than
+// before bytes ahead of lit's first occurrence, so the matcher can skip
+// the text in front (Nexmark q21 looks for "(?:&|^)channel_id=" near the
+// end of urls, most of which lack it).
+type compiledRegex struct {
+	re     *regexp.Regexp
+	lit    string
+	before int
+}
+
+// matchString is c.re.MatchString(s).
+func (c *compiledRegex) matchString(s string) bool {
+	start, ok := c.window(s)
+	return ok && c.re.MatchString(s[start:])
+}
+
+// findStringSubmatchIndex is c.re.FindStringSubmatchIndex(s).
+func (c *compiledRegex) findStringSubmatchIndex(s string) []int {
+	start, ok := c.window(s)
+	if !ok {
+		return nil
+	}
+	m := c.re.FindStringSubmatchIndex(s[start:])
+	if start > 0 {
+		for i := range m {
+			if m[i] >= 0 {
+				m[i] += start
+			}
+		}
+	}
+	return m
+}
+
+// window returns where in s the matcher may start so as to find the
+// matches of c.re in s (0 when there is nothing to skip); ok is false
+// when s cannot match.
+//
+// With a literal whose first occurrence is at occ, every match starts at
+// or after occ-before: the parts of the expression ahead of the literal
+// span at most before bytes, and a match that began earlier would put
+// the literal ahead of its first occurrence. The matcher then runs on
+// s[start:], start a rune boundary one whole rune ahead of occ-before:
+// from the slice's second rune on, every position sees the same text
+// around it as in s (an assertion such as ^ or \b differs only at the
+// slice's first position, where no match can start), and the caller
+// shifts the match's offsets back by start.
+func (c *compiledRegex) window(s string) (start int, ok bool) {
+	if c.lit == "" {
+		return 0, true
+	}
+	occ := strings.Index(s, c.lit)
+	if occ < 0 {
+		return 0, false
+	}
+	start = occ - c.before
+	if c.before < 0 || start <= 0 {
+		return 0, true
+	}
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	if start > 0 {
+		_, size := utf8.DecodeLastRuneInString(s[:start])
+		start -= size
+	}
+	return start, true
+}
+
+// requiredLiteral returns the longest case-sensitive literal that every
+// match of re contains, or "", with the most bytes a match spans before
+// it (-1 when unbounded): a literal is required when it is the
+// expression itself, a whole capture group of a required part, or one of
+// the parts of a concatenation. Alternations, repetitions and
+// case-folded literals give none (a part that can be skipped or varies
+// requires nothing). A literal holding U+FFFD is left out, as the
+// matcher reads an invalid byte as that character.
+func requiredLiteral(re *syntax.Regexp) (lit string, before int) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 || slices.Contains(re.Rune, utf8.RuneError) {
+			return "", -1
+		}
+		return string(re.Rune), 0
+	case syntax.OpCapture:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpConcat:
+		lit, before = "", -1
+		ahead := 0 // most bytes the parts so far span; -1 unbounded
+		for _, sub := range re.Sub {
+			if l, b := requiredLiteral(sub); len(l) > len(lit) {
+				lit, before = l, -1
+				if ahead >= 0 && b >= 0 {
+					before = ahead + b
+				}
+			}
+			if w := maxWidth(sub); w < 0 || ahead < 0 {
+				ahead = -1
+			} else {
+				ahead += w
+			}
+		}
+		return lit, before
+	}
+	return "", -1
+}
+
+// maxWidth returns the most bytes a match of re spans, -1 when
+// unbounded; a character counts as utf8.UTFMax bytes (an invalid byte,
+// read as one character, spans one).
+func maxWidth(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0
+	case syntax.OpLiteral:
+		return utf8.UTFMax * len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxWidth(re.Sub[0])
+	case syntax.OpConcat:
+		sum := 0
+		for _, sub := range re.Sub {
+			w := maxWidth(sub)
+			if w < 0 {
+				return -1
+			}
+			sum += w
+		}
+		return sum
+	case syntax.OpAlternate:
+		most := 0
+		for _, sub := range re.Sub {
+			w := maxWidth(sub)
+			if w < 0 {
+				return -1
+			}
+			most = max(most, w)
+		}
+		return most
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return -1
+		}
+		w := maxWidth(re.Sub[0])
+		if w < 0 {
+			return -1
+		}
+		return w * re.Max
+	}
+	return -1 // star, plus, and anything not listed
 }
 
 // regexOpts are the parsed flags of a regexp function call.
@@ -123,18 +291,27 @@ func globalHint(fn string) string {
 // compileRegex translates and compiles pattern under o, through the
 // cache.
 func compileRegex(pattern string, o regexOpts) (*regexp.Regexp, error) {
-	key := string([]byte{boolByte(o.caseInsensitive), o.newline, boolByte(o.literal), boolByte(o.expanded)}) + pattern
+	c, err := compileRegexLit(pattern, o)
+	if err != nil {
+		return nil, err
+	}
+	return c.re, nil
+}
+
+// compileRegexLit is compileRegex with the expression's required literal.
+func compileRegexLit(pattern string, o regexOpts) (*compiledRegex, error) {
+	key := regexKey{caseInsensitive: o.caseInsensitive, literal: o.literal, expanded: o.expanded, newline: o.newline, pattern: pattern}
 	regexCache.mu.Lock()
-	re, ok := regexCache.m[key]
+	c, ok := regexCache.m[key]
 	regexCache.mu.Unlock()
 	if ok {
-		return re, nil
+		return c, nil
 	}
 	src, err := translateRegex(pattern, o)
 	if err != nil {
 		return nil, err
 	}
-	re, err = regexp.Compile(src)
+	re, err := regexp.Compile(src)
 	if err == nil && !prefersShortest(pattern) {
 		re.Longest() // an ARE's overall match is the longest, as POSIX's
 	}
@@ -146,20 +323,19 @@ func compileRegex(pattern string, o regexOpts) (*regexp.Regexp, error) {
 		}
 		return nil, regexError("%s", msg)
 	}
+	c = &compiledRegex{re: re, before: -1}
+	// regexp.Compile parsed src with syntax.Perl, so this parse succeeds
+	// and gives the same expression.
+	if parsed, err := syntax.Parse(src, syntax.Perl); err == nil {
+		c.lit, c.before = requiredLiteral(parsed.Simplify())
+	}
 	regexCache.mu.Lock()
 	if regexCache.m == nil || len(regexCache.m) >= regexCacheSize {
-		regexCache.m = make(map[string]*regexp.Regexp, regexCacheSize)
+		regexCache.m = make(map[regexKey]*compiledRegex, regexCacheSize)
 	}
-	regexCache.m[key] = re
+	regexCache.m[key] = c
 	regexCache.mu.Unlock()
-	return re, nil
-}
-
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
+	return c, nil
 }
 
 // translateRegex rewrites a Postgres ARE into RE2 syntax (see the comment
@@ -551,8 +727,8 @@ func regexpMatch(s string, re *regexp.Regexp) types.Datum {
 // regexSubstring is substring(s FROM pattern): the first capture group
 // of the first match (NULL if that group took no part), or the whole
 // match when there are no groups; NULL without a match.
-func regexSubstring(s string, re *regexp.Regexp) types.Datum {
-	m := re.FindStringSubmatchIndex(s)
+func regexSubstring(s string, re *compiledRegex) types.Datum {
+	m := re.findStringSubmatchIndex(s)
 	switch {
 	case m == nil:
 		return types.Null
@@ -580,11 +756,11 @@ func registerRegex(r *Registry) {
 		o := regexOpts{newline: 's', caseInsensitive: v.fold}
 		r.Add(&Func{Name: v.op, Params: kinds(kText, kText), Infix: true, Strict: true, ResultKind: kBool,
 			Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
-				re, err := compileRegex(a[1].Str(), o)
+				re, err := compileRegexLit(a[1].Str(), o)
 				if err != nil {
 					return types.Null, err
 				}
-				return types.NewBool(re.MatchString(a[0].Str()) != v.negate), nil
+				return types.NewBool(re.matchString(a[0].Str()) != v.negate), nil
 			}})
 	}
 	flagsArg := func(a []types.Datum, i int) string {
@@ -673,13 +849,14 @@ func registerRegex(r *Registry) {
 		}
 		r.Add(strict(name, kinds(kText, kText), kText, match), strict(name, kinds(kText, kText, kText), kText, match))
 	}
-	r.Add(strict("substring", kinds(kText, kText), kText, func(_ *Context, a []types.Datum) (types.Datum, error) {
-		re, err := compileRegex(a[1].Str(), regexOpts{newline: 's'})
+	regexSubstringFunc = strict("substring", kinds(kText, kText), kText, func(_ *Context, a []types.Datum) (types.Datum, error) {
+		re, err := compileRegexLit(a[1].Str(), regexOpts{newline: 's'})
 		if err != nil {
 			return types.Null, err
 		}
 		return regexSubstring(a[0].Str(), re), nil
-	}))
+	})
+	r.Add(regexSubstringFunc)
 	// substring(s SIMILAR p ESCAPE e): the part between the escaped double
 	// quotes, or the whole match.
 	r.Add(strict("substring", kinds(kText, kText, kText), kText, func(_ *Context, a []types.Datum) (types.Datum, error) {
@@ -691,7 +868,7 @@ func registerRegex(r *Registry) {
 		if err != nil {
 			return types.Null, err
 		}
-		re, err := compileRegex(src, regexOpts{newline: 's'})
+		re, err := compileRegexLit(src, regexOpts{newline: 's'})
 		if err != nil {
 			return types.Null, err
 		}

@@ -218,14 +218,28 @@ func splitPart(s, delim string, n int64) (types.Datum, error) {
 		}
 		return text("")
 	}
-	fields := strings.Split(s, delim)
+	// The fields are those of strings.Split(s, delim), found one at a time
+	// so that no slice of them is built: a negative n counts them first
+	// (strings.Count finds the same non-overlapping delimiters, from the
+	// left, as Split does).
 	if n < 0 {
-		n += int64(len(fields)) + 1
+		n += int64(strings.Count(s, delim)) + 2
+		if n < 1 {
+			return text("")
+		}
 	}
-	if n < 1 || n > int64(len(fields)) {
-		return text("")
+	rest := s
+	for ; n > 1; n-- {
+		j := strings.Index(rest, delim)
+		if j < 0 {
+			return text("")
+		}
+		rest = rest[j+len(delim):]
 	}
-	return text(fields[n-1])
+	if j := strings.Index(rest, delim); j >= 0 {
+		rest = rest[:j]
+	}
+	return text(rest)
 }
 
 func repeat(s string, n int64) (types.Datum, error) {

@@ -26,7 +26,14 @@ import (
 // chunk for each row (Nexmark's bid carries two long strings that most
 // projections drop); a Map that only filters, or whose expressions are
 // all input columns of their own types, copies the kept rows column by
-// column, without evaluating anything per row but the filter.
+// column, without evaluating anything per row but the filter. In a Map
+// that also computes, each output that is an input column of its own
+// type is copied the same way after the row loop, which fills and
+// evaluates only the rest. Filter and Exprs are evaluated in the forms
+// expr.Specialize and expr.Memoize give (repeated sub-expressions
+// computed once per row) on a Context the Map owns (expr.Context.Owned);
+// per row, Filter first, then Exprs in order, so the first error is the
+// one a plain row-by-row evaluation meets first.
 type Map struct {
 	operator.Base
 	// Filter keeps the rows for which it is TRUE; nil keeps all.
@@ -43,9 +50,29 @@ type Map struct {
 	need    []int
 	planned bool
 	sel     []int
+	// pred and exprs are Filter and Exprs as evaluated, made by plan:
+	// their expr.Specialize forms, with the sub-expressions they repeat
+	// shared (expr.Memoize).
+	pred  expr.Expr
+	exprs []expr.Expr
 	// refs are the input columns of Exprs when every one is a ColumnRef
 	// of its column's type (nil otherwise): the output copies them.
 	refs []int
+	// refCol[j] is the input column of Exprs[j] when it is a ColumnRef,
+	// else -1; needEval are the input columns Filter and the other Exprs
+	// read. A ColumnRef output of its column's type is copied column by
+	// column after the row loop, which then fills and evaluates only the
+	// rest.
+	refCol   []int
+	needEval []int
+	// ectx is Eval owned by this operator (expr.Context.Owned), so that
+	// calls take their arguments from its stack.
+	ectx *expr.Context
+	// memo is the row counter of the sub-expressions pred and exprs share
+	// (expr.Memoize); NextRow before each row.
+	memo expr.Memo
+	// copyCol[j] tells, for the current chunk, that output j is copied.
+	copyCol []bool
 }
 
 // plan finds the columns m reads out of a chunk of width columns.
@@ -71,6 +98,42 @@ func (m *Map) plan(width int) {
 			m.need = append(m.need, i)
 		}
 	}
+	evalSeen := make([]bool, width)
+	markEval := func(e expr.Expr) {
+		expr.Walk(e, func(x expr.Expr) bool {
+			if c, ok := x.(*expr.ColumnRef); ok && c.Index < width {
+				evalSeen[c.Index] = true
+			}
+			return true
+		})
+	}
+	if m.Filter != nil {
+		markEval(m.Filter)
+	}
+	for _, e := range m.Exprs {
+		if c, ok := e.(*expr.ColumnRef); ok && c.Index < width {
+			m.refCol = append(m.refCol, c.Index)
+			continue
+		}
+		m.refCol = append(m.refCol, -1)
+		markEval(e)
+	}
+	for i, s := range evalSeen {
+		if s {
+			m.needEval = append(m.needEval, i)
+		}
+	}
+	// Specialized forms first (they replace whole shapes), then one shared
+	// node for each sub-expression that Filter and Exprs repeat.
+	all := []expr.Expr{nil}
+	if m.Filter != nil {
+		all[0] = expr.Specialize(m.Filter)
+	}
+	for _, e := range m.Exprs {
+		all = append(all, expr.Specialize(e))
+	}
+	all = expr.Memoize(all, &m.memo)
+	m.pred, m.exprs = all[0], all[1:]
 	for _, e := range m.Exprs {
 		c, ok := e.(*expr.ColumnRef)
 		if !ok || c.Index >= width {
@@ -82,8 +145,11 @@ func (m *Map) plan(width int) {
 }
 
 // fill sets the needed columns of m.row to row i of c.
-func (m *Map) fill(c *types.Chunk, i int) {
-	for _, j := range m.need {
+func (m *Map) fill(c *types.Chunk, i int) { m.fillCols(c, i, m.need) }
+
+// fillCols sets columns cols of m.row to row i of c.
+func (m *Map) fillCols(c *types.Chunk, i int, cols []int) {
+	for _, j := range cols {
 		m.row[j] = c.Cols[j].Get(i)
 	}
 }
@@ -94,6 +160,7 @@ func (m *Map) Open(ctx *operator.Context) error {
 	if m.Eval == nil {
 		m.Eval = &expr.Context{}
 	}
+	m.ectx = m.Eval.Owned()
 	return nil
 }
 
@@ -111,16 +178,35 @@ func (m *Map) Process(_ int, c *types.Chunk) error {
 	if m.refs != nil && m.sameTypes(c) {
 		return m.copyColumns(c)
 	}
+	return m.project(c)
+}
+
+// project emits, for each row of c that Filter keeps, the values of
+// Exprs. Per row it evaluates Filter, then the Exprs in order (so the
+// first error is the one a row-by-row projection meets first), but a
+// ColumnRef of its column's type is not evaluated: its column is copied
+// for the kept rows after the loop.
+func (m *Map) project(c *types.Chunk) error {
 	ts := make([]types.Type, len(m.Exprs))
 	for i, e := range m.Exprs {
 		ts[i] = e.Type()
 	}
 	out := types.NewChunk(ts, c.Len())
-	projected := make(types.Row, len(m.Exprs))
+	m.copyCol = m.copyCol[:0]
+	cols := m.needEval
+	for j, r := range m.refCol {
+		copied := r >= 0 && c.Cols[r].Type == ts[j]
+		m.copyCol = append(m.copyCol, copied)
+		if r >= 0 && !copied {
+			cols = m.need // a ColumnRef evaluated as an expression reads its column
+		}
+	}
+	m.sel = m.sel[:0]
 	for i := range c.Len() {
-		m.fill(c, i)
-		if m.Filter != nil {
-			v, err := m.Filter.Eval(m.Eval, m.row)
+		m.fillCols(c, i, cols)
+		m.memo.NextRow()
+		if m.pred != nil {
+			v, err := m.pred.Eval(m.ectx, m.row)
 			if err != nil {
 				return err
 			}
@@ -128,14 +214,32 @@ func (m *Map) Process(_ int, c *types.Chunk) error {
 				continue
 			}
 		}
-		for j, e := range m.Exprs {
-			v, err := e.Eval(m.Eval, m.row)
+		m.sel = append(m.sel, i)
+		for j, e := range m.exprs {
+			if m.copyCol[j] {
+				continue
+			}
+			v, err := e.Eval(m.ectx, m.row)
 			if err != nil {
 				return err
 			}
-			projected[j] = v
+			out.Cols[j].Append(v)
 		}
-		out.Append(c.Kinds[i], projected)
+	}
+	all := len(m.sel) == c.Len()
+	for _, i := range m.sel {
+		out.Kinds = append(out.Kinds, c.Kinds[i])
+	}
+	for j, copied := range m.copyCol {
+		if !copied {
+			continue
+		}
+		col := &c.Cols[m.refCol[j]]
+		if all {
+			out.Cols[j] = cloneVector(col)
+			continue
+		}
+		out.Cols[j] = selectVector(col, m.sel)
 	}
 	out = cancelNoise(out)
 	if out.Len() == 0 {
@@ -179,9 +283,7 @@ func (m *Map) copyColumns(c *types.Chunk) error {
 			out.Cols[j] = cloneVector(col)
 			continue
 		}
-		for _, i := range m.sel {
-			out.Cols[j].Append(col.Get(i))
-		}
+		out.Cols[j] = selectVector(col, m.sel)
 	}
 	out = cancelNoise(out)
 	if out.Len() == 0 {
@@ -205,16 +307,62 @@ func (m *Map) filter(c *types.Chunk) error {
 	if len(m.sel) == 0 {
 		return nil
 	}
-	return m.ctx.Output.Emit(c.Select(m.sel))
+	return m.ctx.Output.Emit(selectRows(c, m.sel))
+}
+
+// selectRows returns c.Select(sel), copying each column's slices by
+// index instead of going through a Datum per value: a chunk's vector
+// fills only the slices of its type's representation, one slot per row,
+// and a NULL row's slot holds the zero value, which the copy keeps so
+// (types.Vector).
+func selectRows(c *types.Chunk, sel []int) *types.Chunk {
+	out := &types.Chunk{Kinds: make([]types.RowKind, len(sel)), Cols: make([]types.Vector, len(c.Cols))}
+	for j, i := range sel {
+		out.Kinds[j] = c.Kinds[i]
+	}
+	for k := range c.Cols {
+		out.Cols[k] = selectVector(&c.Cols[k], sel)
+	}
+	return out
+}
+
+// selectVector returns the rows sel of v.
+func selectVector(v *types.Vector, sel []int) types.Vector {
+	out := types.Vector{Type: v.Type, Nulls: make([]bool, len(sel))}
+	for j, i := range sel {
+		out.Nulls[j] = v.Nulls[i]
+	}
+	out.Ints = gather(v.Ints, sel, out.Nulls)
+	out.Aux = gather(v.Aux, sel, out.Nulls)
+	out.Floats = gather(v.Floats, sel, out.Nulls)
+	out.Decimals = gather(v.Decimals, sel, out.Nulls)
+	out.Strs = gather(v.Strs, sel, out.Nulls)
+	return out
+}
+
+// gather returns src's values at sel (nil for an unused, empty src), the
+// zero value where nulls is set.
+func gather[T any](src []T, sel []int, nulls []bool) []T {
+	if len(src) == 0 {
+		return nil
+	}
+	dst := make([]T, len(sel))
+	for j, i := range sel {
+		if !nulls[j] {
+			dst[j] = src[i]
+		}
+	}
+	return dst
 }
 
 // selectRows sets m.sel to the rows of c that Filter keeps.
 func (m *Map) selectRows(c *types.Chunk) error {
 	m.sel = m.sel[:0]
 	for i := range c.Len() {
-		if m.Filter != nil {
+		if m.pred != nil {
 			m.fill(c, i)
-			v, err := m.Filter.Eval(m.Eval, m.row)
+			m.memo.NextRow()
+			v, err := m.pred.Eval(m.ectx, m.row)
 			if err != nil {
 				return err
 			}
