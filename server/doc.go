@@ -31,7 +31,12 @@
 //
 // CREATE TABLE / MATERIALIZED VIEW / SOURCE, DROP, INSERT, UPDATE, DELETE,
 // SELECT (with AS OF EPOCH n), SHOW TABLES | MATERIALIZED VIEWS | SOURCES |
-// JOBS, DESCRIBE, EXPLAIN, SET and SHOW of the settings above. BEGIN,
+// JOBS, SHOW CREATE (showcreate.go: the statement rebuilt from the
+// catalog), DESCRIBE, EXPLAIN, SET and SHOW of the settings above. DROP
+// ... IF EXISTS of a missing name answers with PostgreSQL's NOTICE
+// (pgwire.Result.Notices). An error of the OLAP engine that names a
+// relation, column or function gets the position of its first occurrence
+// in the statement (olap.NamePosition), as PostgreSQL's do. BEGIN,
 // COMMIT and ROLLBACK are accepted and do nothing: every statement commits
 // on its own. Anything else is refused with SQLSTATE 0A000.
 //

@@ -229,7 +229,7 @@ func (s *Session) prepare(ctx context.Context, text string, paramTypes []types.T
 			return pst, err
 		}
 		if pst, handled, err := s.prepareOLAP(ctx, text, q, paramTypes); handled || err != nil {
-			return pst, err
+			return pst, namePosition(err, text)
 		}
 	}
 	st := &pgwire.Statement{SQL: text, Impl: stmts[0]}
@@ -532,6 +532,8 @@ func (s *Session) describe(ctx context.Context, st ddl.Statement, args *engine.A
 		return textCols(settingName(st.What)), nil
 	case *ddl.Describe:
 		return textCols("name", "type", "nullable", "primary_key"), nil
+	case *ddl.ShowCreate:
+		return textCols("Name", "Create Sql"), nil
 	case *ddl.Explain:
 		return textCols("QUERY PLAN"), nil
 	}
@@ -584,6 +586,7 @@ func (s *Session) executeStatement(ctx context.Context, pst *pgwire.Statement, p
 	}
 	if os, ok := pst.Impl.(*olapStatement); ok {
 		res, err := s.runOLAP(ctx, os, params)
+		err = namePosition(err, pst.SQL)
 		if err != nil && errors.Is(err, context.Canceled) {
 			return nil, sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
 		}
@@ -734,6 +737,8 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		return s.show(ctx, st)
 	case *ddl.Describe:
 		return s.describeObject(ctx, st)
+	case *ddl.ShowCreate:
+		return s.showCreate(ctx, st)
 	case *ddl.Explain:
 		return s.explain(ctx, st)
 	case *ddl.Other:
@@ -794,7 +799,7 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 // statement).
 func changes(st ddl.Statement) bool {
 	switch st := st.(type) {
-	case *ddl.Query, *ddl.Show, *ddl.Set, *ddl.Describe, *ddl.Explain:
+	case *ddl.Query, *ddl.Show, *ddl.ShowCreate, *ddl.Set, *ddl.Describe, *ddl.Explain:
 		return false
 	case *ddl.Other:
 		return st.Node.GetTransactionStmt() == nil && st.Node.GetVariableSetStmt() == nil
@@ -856,6 +861,22 @@ func transactionTag(text string) string {
 		return "ROLLBACK"
 	}
 	return w
+}
+
+// namePosition gives an error of the OLAP engine that has no position
+// the position in text of the relation, column or function its message
+// names (olap.NamePosition), as PostgreSQL's errors have one: psql then
+// marks it under the statement's line.
+func namePosition(err error, text string) error {
+	var se *sqlerr.Error
+	if err == nil || !errors.As(err, &se) || se.Position != 0 {
+		return err
+	}
+	pos := olap.NamePosition(text, se.Message)
+	if pos == 0 {
+		return err
+	}
+	return se.WithPosition(pos)
 }
 
 // shiftPosition moves an error position inside part (a substring of
@@ -920,9 +941,20 @@ func (s *Session) createTable(ctx context.Context, st *ddl.CreateTable) (*pgwire
 }
 
 func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error) {
-	tag := "DROP " + string(st.Kind)
+	res := &pgwire.Result{Tag: "DROP " + string(st.Kind)}
 	for _, n := range st.Names {
 		name := ddl.ObjectName(n, s.db)
+		if st.IfExists {
+			missing, err := s.missing(ctx, st.Kind, name)
+			if err != nil {
+				return nil, err
+			}
+			if missing {
+				// PostgreSQL's notice, code 00000; the DROP goes on.
+				res.Notices = append(res.Notices, sqlerr.New(sqlerr.SuccessfulCompletion, "%s %q does not exist, skipping", strings.ToLower(string(st.Kind)), name.Name))
+				continue
+			}
+		}
 		var err error
 		switch st.Kind {
 		case ddl.Table:
@@ -960,7 +992,33 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 			return nil, err
 		}
 	}
-	return &pgwire.Result{Tag: tag}, nil
+	return res, nil
+}
+
+// missing reports whether DROP kind would find nothing of name to drop:
+// no object of any kind by that name for a TABLE, MATERIALIZED VIEW or
+// VIEW (one of another kind is the DROP's error to give), no source, no
+// sink.
+func (s *Session) missing(ctx context.Context, kind ddl.ObjectKind, name catalog.ObjectName) (bool, error) {
+	cat, err := s.e.Catalog(ctx)
+	if err != nil {
+		return false, err
+	}
+	switch kind {
+	case ddl.Table, ddl.View, ddl.PlainView:
+		_, terr := cat.Table(name)
+		return terr != nil && !cat.IsSource(name), nil
+	case ddl.Source:
+		_, serr := cat.Source(name)
+		return serr != nil, nil
+	case ddl.Sink:
+		sinks, err := s.e.Sinks(ctx, name.Database)
+		if err != nil {
+			return false, err
+		}
+		return !slices.ContainsFunc(sinks, func(k [2]string) bool { return k[0] == name.Name }), nil
+	}
+	return false, nil
 }
 
 func (s *Session) set(st *ddl.Set) (*pgwire.Result, error) {

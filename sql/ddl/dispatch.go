@@ -36,6 +36,10 @@ func (p *parser) statement(c *cursor) (needsPG bool, build buildFunc, err error)
 		if k, n := dropKind(c); k != "" {
 			return p.drop(c, k, n)
 		}
+	case c.isWord("show", "create"):
+		if k, n := showCreateKind(c); k != "" {
+			return p.showCreate(c, k, n)
+		}
 	case c.isWord("show"):
 		if what, n := showList(c); what != "" {
 			return p.show(c, what, n)
@@ -133,6 +137,37 @@ func (p *parser) show(c *cursor, what string, words int) (bool, buildFunc, error
 	return false, func(*pg_query.Node) (Statement, error) { return s, nil }, nil
 }
 
+// showCreateKind recognises the object kind after SHOW CREATE and how
+// many words SHOW CREATE and the kind take.
+func showCreateKind(c *cursor) (ObjectKind, int) {
+	switch {
+	case c.isWord("show", "create", "table"):
+		return Table, 3
+	case c.isWord("show", "create", "materialized", "view"):
+		return View, 4
+	case c.isWord("show", "create", "view"):
+		return PlainView, 3
+	case c.isWord("show", "create", "source"):
+		return Source, 3
+	case c.isWord("show", "create", "sink"):
+		return Sink, 3
+	}
+	return "", 0
+}
+
+func (p *parser) showCreate(c *cursor, kind ObjectKind, words int) (bool, buildFunc, error) {
+	c.i += words
+	n, _, err := c.name()
+	if err != nil {
+		return false, nil, err
+	}
+	s := &ShowCreate{Span: p.whole(c), Kind: kind, Name: n}
+	if err := p.done(c); err != nil {
+		return false, nil, err
+	}
+	return false, func(*pg_query.Node) (Statement, error) { return s, nil }, nil
+}
+
 func (p *parser) describe(c *cursor) (bool, buildFunc, error) {
 	c.next()
 	n, _, err := c.name()
@@ -214,6 +249,19 @@ func (p *parser) postgres(c *cursor) (bool, buildFunc, error) {
 	queryEnd := len(c.toks) - 1 // index of the sentinel
 	var atEpoch *uint64
 	asOf := -1
+	n := len(c.toks) - 1
+	if n >= 5 && (c.toks[n-2].kind == tokMinus || c.toks[n-2].kind == tokPlus) && c.toks[n-5].word() == "as" && c.toks[n-4].word() == "of" && c.toks[n-3].word() == "epoch" {
+		// A signed epoch: the clause is at the end, its value is wrong.
+		sign, t := c.toks[n-2], c.toks[n-1]
+		if sign.kind == tokMinus && (t.kind == pg_query.Token_ICONST || t.kind == pg_query.Token_FCONST) {
+			e := p.errAt(sign.start, sqlerr.InvalidParameterValue, "AS OF EPOCH -%s: the epoch must be a non-negative integer", t.text)
+			e.Hint = "SHOW epoch gives the current epoch, and strata_catalog.tables the epoch each table has committed."
+			return false, nil, e
+		}
+		// AS OF EPOCH +5 is epoch 5: drop the sign and read on.
+		p.blank(sign.start, sign.end)
+		c = &cursor{p: p, toks: append(append([]token(nil), c.toks[:n-2]...), c.toks[n-1:]...)}
+	}
 	if n := len(c.toks) - 1; n >= 4 && c.toks[n-4].word() == "as" && c.toks[n-3].word() == "of" && c.toks[n-2].word() == "epoch" {
 		t := c.toks[n-1]
 		if t.kind != pg_query.Token_ICONST && t.kind != pg_query.Token_FCONST {

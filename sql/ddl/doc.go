@@ -68,9 +68,10 @@
 //	drop          = DROP (TABLE | MATERIALIZED VIEW | VIEW | SOURCE | SINK) [IF EXISTS]
 //	                  name {"," name} [CASCADE | RESTRICT]
 //	show          = SHOW (TABLES | SOURCES | MATERIALIZED VIEWS | SINKS | JOBS)
+//	show_create   = SHOW CREATE (TABLE | MATERIALIZED VIEW | VIEW | SOURCE | SINK) name
 //	describe      = (DESCRIBE | DESC) name
 //	explain       = EXPLAIN [ANALYZE | "(" ANALYZE [TRUE | FALSE | ON | OFF] ")"] statement
-//	time_travel   = query AS OF EPOCH integer
+//	time_travel   = query AS OF EPOCH [+] integer
 //
 // Rules beyond the grammar:
 //   - type is any type package types knows (BIGINT, INT, SMALLINT, REAL,
@@ -112,6 +113,16 @@
 //   - SHOW of anything else (SHOW timezone, SHOW ALL), SET, SET TIME ZONE
 //     and RESET are Postgres's and map to Show and Set; DROP of other
 //     kinds, BEGIN, COMMIT and every statement not listed map to Other.
+//
+// [dialect-hints] A syntax error at another streaming system's form gets
+// a HINT with Strata's form, keeping the 42601 code, message and position
+// (hints.go): Flink's window table functions `FROM TABLE(TUMBLE(TABLE t,
+// DESCRIPTOR(col), size))` (Strata: `FROM TUMBLE(t, col, size)`, the
+// hint rebuilt from the statement's tokens), RisingWave's `p_time
+// TIMESTAMPTZ AS PROCTIME()` (Strata: GENERATED ALWAYS AS (proctime())
+// STORED), and an unquoted option name with a dash, Paimon's merge-engine
+// (Strata: 'merge-engine'). A negative epoch after AS OF EPOCH is 22023
+// naming the value.
 //
 // CreateTable.Table and CreateSource.Source turn the statements into the
 // catalog's objects (package meta/catalog), which validate names further.

@@ -24,7 +24,7 @@ func (p *parser) withOptions(c *cursor) (map[string]string, error) {
 	}
 	opts := map[string]string{}
 	for {
-		keyTok := c.peek()
+		keyTok, keyIdx := c.peek(), c.i
 		var key string
 		switch {
 		case keyTok.kind == pg_query.Token_SCONST:
@@ -53,6 +53,11 @@ func (p *parser) withOptions(c *cursor) (map[string]string, error) {
 		}
 		if key == "" {
 			return nil, p.errAt(keyTok.start, sqlerr.SyntaxError, "option name is empty")
+		}
+		if hint := p.optionNameHint(c, keyIdx); hint != "" {
+			e := c.syntaxError()
+			e.Hint = hint
+			return nil, e
 		}
 		if _, err := c.expect(tokEquals); err != nil {
 			return nil, err

@@ -166,7 +166,7 @@ func (p *parser) pgCheck(upTo int) error {
 		return nil
 	}
 	if _, err := pg_query.Parse(text); err != nil {
-		return pgError(p.input, text, err)
+		return p.withHint(pgError(p.input, text, err))
 	}
 	return nil
 }
@@ -185,7 +185,7 @@ func (p *parser) pgParse(pend []pending) ([]*pg_query.Node, error) {
 	text := string(p.rw)
 	tree, err := pg_query.Parse(text)
 	if err != nil {
-		return nil, pgError(p.input, text, err)
+		return nil, p.withHint(pgError(p.input, text, err))
 	}
 	got := make([]int, len(pend))
 	for _, raw := range tree.GetStmts() {

@@ -9,7 +9,7 @@ import (
 )
 
 // Statement is one statement of a script: one of *CreateTable,
-// *CreateSource, *CreateView, *CreateSink, *Drop, *Show, *Describe,
+// *CreateSource, *CreateView, *CreateSink, *Drop, *Show, *ShowCreate, *Describe,
 // *Explain, *Query, *Insert, *Update, *Delete, *Set and *Other.
 type Statement interface {
 	// Text returns the statement as written, from its first token to its
@@ -177,6 +177,16 @@ type Show struct {
 	// What is one of the Show* constants, or a variable's lower-case
 	// name as Postgres gives it ("timezone" for SHOW TIME ZONE, "all").
 	What string
+}
+
+// ShowCreate is `SHOW CREATE TABLE | MATERIALIZED VIEW | VIEW | SOURCE |
+// SINK name` (RisingWave's statement): the CREATE statement that makes
+// the object, rebuilt from the catalog.
+type ShowCreate struct {
+	Span
+	Kind ObjectKind
+	// Name is the object's name as written: "t" or "db.t".
+	Name string
 }
 
 // Describe is `DESCRIBE name` or `DESC name`.

@@ -3,6 +3,7 @@ package olap
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stratadb/strata/sql/sqlerr"
 )
@@ -341,4 +342,105 @@ var typeWord = regexp.MustCompile(`\b(?:TIMESTAMP WITH TIME ZONE|TIME WITH TIME 
 // pgTypeWords replaces DuckDB's type names in free text with PostgreSQL's.
 func pgTypeWords(s string) string {
 	return typeWord.ReplaceAllStringFunc(s, pgTypeName)
+}
+
+// Messages that name the thing they are about, as PostgreSQL words them,
+// and the shape of its reference in the query: "rel" a relation (a
+// qualifier before it is taken in), "col" a column, "qual" a qualifier
+// followed by a dot, "qcol" the qualified column t.c, "fn" a function
+// name followed by "(".
+var namedMessages = []struct {
+	re   *regexp.Regexp
+	kind string
+}{
+	{regexp.MustCompile(`^relation "([^"]+)" does not exist`), "rel"},
+	{regexp.MustCompile(`^column "([^"]+)" does not exist`), "col"},
+	{regexp.MustCompile(`^column ([^". ]+)\.([^". ]+) does not exist`), "qcol"},
+	{regexp.MustCompile(`^missing FROM-clause entry for table "([^"]+)"`), "qual"},
+	{regexp.MustCompile(`^column "([^"]+)" must appear in the GROUP BY clause`), "col"},
+	{regexp.MustCompile(`^function ([^(" ]+)\(`), "fn"},
+	{regexp.MustCompile(`^function ([^(" ]+) does not exist`), "fn"},
+	{regexp.MustCompile(`^window function ([^(" ]+) requires an OVER clause`), "fn"},
+}
+
+// NamePosition returns the 1-based character position in query of the
+// relation, column or function that a PostgreSQL message names (`relation
+// "orderz" does not exist`), as PostgreSQL reports it, so that a client
+// can point at it: its first occurrence as a whole token, never inside a
+// string literal, a comment or a longer identifier; for a relation
+// written with its schema (public.orderz), the schema's start. Names
+// compare as PostgreSQL resolves them (bare identifiers folded to lower
+// case, quoted ones exact). 0 when the message names nothing or the name
+// does not occur.
+func NamePosition(query, message string) int {
+	for _, nm := range namedMessages {
+		m := nm.re.FindStringSubmatch(message)
+		if m == nil {
+			continue
+		}
+		toks := lex(query)
+		// idx[i] is the byte offset of toks[i]; sig lists the tokens
+		// that are not space or comments.
+		var sig []int
+		idx := make([]int, len(toks))
+		off := 0
+		for i, t := range toks {
+			idx[i] = off
+			off += len(t.text)
+			if t.kind != tokSpace {
+				sig = append(sig, i)
+			}
+		}
+		is := func(k int, name string) bool {
+			if k < 0 || k >= len(sig) {
+				return false
+			}
+			n, ok := toks[sig[k]].identName()
+			return ok && n == name
+		}
+		punct := func(k int, p string) bool {
+			return k >= 0 && k < len(sig) && toks[sig[k]].kind == tokPunct && toks[sig[k]].text == p
+		}
+		at := -1
+		for k := range sig {
+			switch nm.kind {
+			case "rel":
+				if schema, rel, ok := strings.Cut(m[1], "."); ok {
+					if is(k, schema) && punct(k+1, ".") && is(k+2, rel) {
+						at = k
+					}
+					break
+				}
+				if is(k, m[1]) && !punct(k+1, ".") && !punct(k+1, "(") {
+					at = k
+					if punct(k-1, ".") && k >= 2 {
+						if _, ok := toks[sig[k-2]].identName(); ok {
+							at = k - 2
+						}
+					}
+				}
+			case "col":
+				if is(k, m[1]) && !punct(k+1, "(") && !punct(k+1, ".") {
+					at = k
+				}
+			case "qcol":
+				if is(k, m[1]) && punct(k+1, ".") && is(k+2, m[2]) {
+					at = k
+				}
+			case "qual":
+				if is(k, m[1]) && punct(k+1, ".") {
+					at = k
+				}
+			case "fn":
+				if is(k, strings.ToLower(m[1])) && punct(k+1, "(") {
+					at = k
+				}
+			}
+			if at >= 0 {
+				return utf8.RuneCountInString(query[:idx[sig[at]]]) + 1
+			}
+		}
+		return 0
+	}
+	return 0
 }

@@ -84,3 +84,39 @@ func TestPgTypeName(t *testing.T) {
 		t.Errorf("pgTypeWords: %s", got)
 	}
 }
+
+// TestNamePosition: the position of what a message names is that of its
+// first occurrence as a token, as PostgreSQL reports it.
+func TestNamePosition(t *testing.T) {
+	for _, tc := range []struct {
+		query, message string
+		want           int
+	}{
+		{`SELECT * FROM orderz;`, `relation "orderz" does not exist`, 15},
+		// Not inside a string, a comment or a longer identifier.
+		{`SELECT 'orderz', orderz_id /* orderz */ FROM orderz`, `relation "orderz" does not exist`, 46},
+		// A schema-qualified relation points at the schema.
+		{`SELECT * FROM public.orderz o`, `relation "orderz" does not exist`, 15},
+		{`SELECT * FROM t, Public . orderz`, `relation "public.orderz" does not exist`, 18},
+		// A qualifier in the select list is not the relation.
+		{`SELECT orderz.a FROM orderz`, `relation "orderz" does not exist`, 22},
+		// Folding: a bare name matches folded, a quoted one exactly.
+		{`SELECT * FROM OrderZ`, `relation "orderz" does not exist`, 15},
+		{`SELECT * FROM "Orders", "orders"`, `relation "orders" does not exist`, 25},
+		// Multi-byte text before the name counts characters.
+		{`SELECT 'ééé', nope FROM t`, `column "nope" does not exist`, 15},
+		{`SELECT nope(1), nope FROM t`, `column "nope" does not exist`, 17},
+		{`SELECT t.a, t.nope FROM t`, `column t.nope does not exist`, 13},
+		{`SELECT x.a FROM t`, `missing FROM-clause entry for table "x"`, 8},
+		{`SELECT 1 + nosuch(2)`, `function nosuch(integer) does not exist`, 12},
+		{`SELECT a, b FROM t GROUP BY a`, `column "b" must appear in the GROUP BY clause or be used in an aggregate function`, 11},
+		// Nothing to point at.
+		{`SELECT * FROM t`, `relation "orderz" does not exist`, 0},
+		{`SELECT 'orderz'`, `relation "orderz" does not exist`, 0},
+		{`SELECT 1/0`, `division by zero`, 0},
+	} {
+		if got := NamePosition(tc.query, tc.message); got != tc.want {
+			t.Errorf("NamePosition(%q, %q) = %d, want %d", tc.query, tc.message, got, tc.want)
+		}
+	}
+}

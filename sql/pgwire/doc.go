@@ -68,5 +68,8 @@
 // The server knows no SQL: each connection gets a Session from the
 // Handler, which prepares and executes statements. Errors a Session
 // returns reach the client as ErrorResponse with the SQLSTATE, message,
-// detail and position of their *sqlerr.Error (sqlerr.From for others).
+// detail, hint and position of their *sqlerr.Error (sqlerr.From for
+// others). A Result's Notices reach it as NoticeResponse messages of
+// severity NOTICE, before the result's rows and command tag (in the
+// extended protocol once, at the portal's first Execute).
 package pgwire

@@ -542,6 +542,16 @@ func (c *conn) sendError(err error) {
 	})
 }
 
+// sendNotices sends each notice as a NoticeResponse of severity NOTICE.
+func (c *conn) sendNotices(notices []*sqlerr.Error) {
+	for _, n := range notices {
+		c.be.Send(&pgproto3.NoticeResponse{
+			Severity: "NOTICE", SeverityUnlocalized: "NOTICE",
+			Code: n.Code, Message: n.Message, Detail: n.Detail, Hint: n.Hint, Position: int32(n.Position),
+		})
+	}
+}
+
 // simpleQuery runs every statement of a Query message, stopping at the
 // first error. Positions in errors are relative to the whole text.
 func (c *conn) simpleQuery(text string) {
@@ -580,6 +590,7 @@ func (c *conn) runSimple(sql string) error {
 	if err != nil {
 		return err
 	}
+	c.sendNotices(res.Notices)
 	if res.Columns != nil {
 		c.be.Send(rowDescription(res.Columns, nil))
 	}
@@ -701,6 +712,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 			return err
 		}
 		p.result = res
+		c.sendNotices(res.Notices)
 	}
 	rows := p.result.Rows[p.next:]
 	if m.MaxRows > 0 && len(rows) > int(m.MaxRows) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/sqlerr"
 )
 
 // Column describes one result column.
@@ -32,6 +33,11 @@ type Result struct {
 	Rows    []types.Row
 	// Tag is the command tag: "SELECT 3", "INSERT 0 1", "CREATE TABLE".
 	Tag string
+	// Notices are sent to the client as NoticeResponse messages of
+	// severity NOTICE before the result's rows, each with its SQLSTATE,
+	// message, detail and hint (PostgreSQL's `table "t" does not exist,
+	// skipping` of DROP TABLE IF EXISTS has code 00000).
+	Notices []*sqlerr.Error
 }
 
 // Session executes one connection's statements. Calls come from the

@@ -1,0 +1,233 @@
+package ddl
+
+import (
+	"errors"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v6"
+
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// Hints for the syntax of other streaming systems ([dialect-hints] in
+// doc.go): Flink SQL, RisingWave and Paimon write a few things Strata
+// writes otherwise, and their forms are syntax errors here. The error
+// keeps Postgres's code, message and position; its HINT shows Strata's
+// form, built from the statement's own tokens where it can be.
+
+// windowTVFs are the window table functions Strata has, with the
+// arguments Strata takes after the table and the time column.
+var windowTVFs = map[string]string{
+	"tumble":   "size [, offset]",
+	"hop":      "slide, size",
+	"cumulate": "step, size",
+	"session":  "gap [, partition column]",
+}
+
+// genericWindowHint names every window function's Strata form.
+const genericWindowHint = "Strata writes window table functions without TABLE and DESCRIPTOR: FROM TUMBLE(t, col, size), HOP(t, col, slide, size), CUMULATE(t, col, step, size), SESSION(t, col, gap [, partition col])."
+
+// withHint adds a dialect hint to a 42601 error of Postgres's parser when
+// the tokens at its position are another system's syntax. Other errors,
+// and errors with a hint already, are returned as they are.
+func (p *parser) withHint(err error) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Code != sqlerr.SyntaxError || se.Hint != "" || se.Position == 0 {
+		return err
+	}
+	off := charToByte(p.input, se.Position)
+	at := -1
+	for i, t := range p.toks {
+		if t.start == off {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return err
+	}
+	hint := p.windowHint(at)
+	if hint == "" {
+		hint = p.procTimeHint(at)
+	}
+	if hint == "" {
+		return err
+	}
+	c := *se
+	c.Hint = hint
+	return &c
+}
+
+// windowHint recognises Flink's window table functions near token at,
+// `FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10'
+// SECOND))`, and returns Strata's form of the call, `FROM TUMBLE(bid,
+// date_time, INTERVAL '10' SECOND)`; the general forms when the call does
+// not have the positional shape.
+func (p *parser) windowHint(at int) string {
+	for j := max(at-2, 0); j <= at+2 && j+2 < len(p.toks); j++ {
+		fn := p.toks[j].word()
+		if _, ok := windowTVFs[fn]; !ok || p.toks[j+1].kind != tokLParen {
+			continue
+		}
+		end := p.closing(j + 1)
+		if end < 0 {
+			return genericWindowHint
+		}
+		flinkish := false
+		for k := j + 2; k < end; k++ {
+			if w := p.toks[k].word(); w == "table" || w == "descriptor" {
+				flinkish = true
+			}
+		}
+		if !flinkish {
+			continue
+		}
+		if call := p.strataWindowCall(fn, j+2, end); call != "" {
+			return "Strata writes window table functions without TABLE and DESCRIPTOR: FROM " + call + "."
+		}
+		return genericWindowHint
+	}
+	return ""
+}
+
+// closing returns the index of the parenthesis that closes the one at
+// open, or -1.
+func (p *parser) closing(open int) int {
+	depth := 0
+	for k := open; k < len(p.toks); k++ {
+		switch p.toks[k].kind {
+		case tokLParen:
+			depth++
+		case tokRParen:
+			depth--
+			if depth == 0 {
+				return k
+			}
+		case tokSemi:
+			return -1
+		}
+	}
+	return -1
+}
+
+// strataWindowCall rewrites the arguments toks[from:end] of a Flink
+// window function call, `TABLE t [PARTITION BY k], DESCRIPTOR(col), rest`,
+// as Strata's `FN(t, col, rest [, k])`; "" when they have another shape.
+func (p *parser) strataWindowCall(fn string, from, end int) string {
+	args := p.splitArgs(from, end)
+	if len(args) < 3 {
+		return ""
+	}
+	tbl := args[0]
+	if len(tbl) < 2 || p.toks[tbl[0]].word() != "table" {
+		return ""
+	}
+	tblEnd := len(tbl)
+	partition := ""
+	for k := 1; k+1 < len(tbl); k++ {
+		if p.toks[tbl[k]].word() == "partition" && p.toks[tbl[k+1]].word() == "by" {
+			tblEnd = k
+			partition = p.text(tbl[k+2:])
+			break
+		}
+	}
+	desc := args[1]
+	if len(desc) < 4 || p.toks[desc[0]].word() != "descriptor" || p.toks[desc[1]].kind != tokLParen || p.toks[desc[len(desc)-1]].kind != tokRParen {
+		return ""
+	}
+	parts := []string{p.text(tbl[1:tblEnd]), p.text(desc[2 : len(desc)-1])}
+	for _, a := range args[2:] {
+		parts = append(parts, p.text(a))
+	}
+	if partition != "" {
+		if fn != "session" {
+			return ""
+		}
+		parts = append(parts, partition)
+	}
+	for _, s := range parts {
+		if s == "" {
+			return ""
+		}
+	}
+	return strings.ToUpper(fn) + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// splitArgs cuts the token indexes [from, end) at the commas outside
+// parentheses.
+func (p *parser) splitArgs(from, end int) [][]int {
+	var out [][]int
+	var cur []int
+	depth := 0
+	for k := from; k < end; k++ {
+		switch p.toks[k].kind {
+		case tokLParen:
+			depth++
+		case tokRParen:
+			depth--
+		case tokComma:
+			if depth == 0 {
+				out = append(out, cur)
+				cur = nil
+				continue
+			}
+		}
+		cur = append(cur, k)
+	}
+	return append(out, cur)
+}
+
+// text returns the input from the first to the last of the token indexes
+// idx, as written; "" for none.
+func (p *parser) text(idx []int) string {
+	if len(idx) == 0 {
+		return ""
+	}
+	return p.input[p.toks[idx[0]].start:p.toks[idx[len(idx)-1]].end]
+}
+
+// procTimeHint recognises RisingWave's and Flink's processing-time column,
+// `p_time TIMESTAMPTZ AS PROCTIME()` or `p_time AS PROCTIME()`, at token
+// at (the AS) and returns Strata's form of the column.
+func (p *parser) procTimeHint(at int) string {
+	if at+3 >= len(p.toks) || p.toks[at].word() != "as" || p.toks[at+1].word() != "proctime" || p.toks[at+2].kind != tokLParen || p.toks[at+3].kind != tokRParen {
+		return ""
+	}
+	name := "p_time"
+	depth := 0
+	for k := at - 1; k >= 0; k-- {
+		t := p.toks[k]
+		if t.kind == tokRParen {
+			depth++
+			continue
+		}
+		if depth == 0 && (t.kind == tokComma || t.kind == tokLParen) {
+			if k+1 < at {
+				name = p.toks[k+1].text
+			}
+			break
+		}
+		if t.kind == tokLParen {
+			depth--
+		}
+	}
+	return "Strata writes a processing-time column as " + name + " TIMESTAMPTZ GENERATED ALWAYS AS (proctime()) STORED."
+}
+
+// optionNameHint is the hint of a syntax error at a '-' inside an option
+// name (Paimon's and Flink's merge-engine): such a name is quoted. key is
+// the index of the option name's first token under c.
+func (p *parser) optionNameHint(c *cursor, key int) string {
+	if c.peek().kind != tokMinus {
+		return ""
+	}
+	var b strings.Builder
+	for k := key; k < len(c.toks)-1; k++ {
+		t := c.toks[k]
+		if t.kind != tokMinus && t.kind != tokDot && !t.isLabel() && t.kind != pg_query.Token_ICONST {
+			break
+		}
+		b.WriteString(strings.ToLower(t.text))
+	}
+	return "An option name that holds a dash is quoted: '" + b.String() + "' = ... (dotted names such as nexmark.table need no quotes)."
+}

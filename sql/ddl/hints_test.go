@@ -1,0 +1,100 @@
+package ddl
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stratadb/strata/sql/sqlerr"
+)
+
+// TestDialectHints checks that another system's syntax keeps Postgres's
+// 42601 error and position and gets a hint with Strata's form.
+func TestDialectHints(t *testing.T) {
+	for _, tc := range []struct {
+		name, sql, at, msg, hint string
+	}{
+		{"flink tumble", `SELECT * FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND))`, "TABLE(", `syntax error at or near "TABLE"`,
+			"FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND)."},
+		{"flink hop in a view", `CREATE MATERIALIZED VIEW v AS SELECT window_start FROM TABLE(HOP(TABLE bid, DESCRIPTOR(ts), INTERVAL '5' SECOND, INTERVAL '10' SECOND)) GROUP BY 1`, "TABLE(", `syntax error at or near "TABLE"`,
+			"FROM HOP(bid, ts, INTERVAL '5' SECOND, INTERVAL '10' SECOND)."},
+		{"flink cumulate without the outer TABLE", `SELECT * FROM CUMULATE(TABLE bid, DESCRIPTOR(ts), INTERVAL '1' MINUTE, INTERVAL '1' HOUR)`, "TABLE bid", `syntax error at or near "TABLE"`,
+			"FROM CUMULATE(bid, ts, INTERVAL '1' MINUTE, INTERVAL '1' HOUR)."},
+		{"flink session with partition", `SELECT * FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(ts), INTERVAL '5' MINUTE))`, "TABLE(", `syntax error at or near "TABLE"`,
+			"FROM SESSION(bid, ts, INTERVAL '5' MINUTE, bidder)."},
+		{"flink named arguments", `SELECT * FROM TABLE(TUMBLE(DATA => TABLE bid, TIMECOL => DESCRIPTOR(ts), SIZE => INTERVAL '1' MINUTE))`, "TABLE(", `syntax error at or near "TABLE"`,
+			"TUMBLE(t, col, size), HOP(t, col, slide, size)"},
+		{"risingwave proctime", `CREATE TABLE t2 (a INT, p_time TIMESTAMPTZ AS PROCTIME())`, "AS", `syntax error at or near "AS"`,
+			"p_time TIMESTAMPTZ GENERATED ALWAYS AS (proctime()) STORED."},
+		{"flink proctime without a type", `CREATE TABLE t2 (a INT, pt AS PROCTIME(), b INT)`, "AS", `syntax error at or near "AS"`,
+			"pt TIMESTAMPTZ GENERATED ALWAYS AS (proctime()) STORED."},
+		{"dash in an option name", `CREATE TABLE t3 (a INT) WITH (merge-engine = 'deduplicate')`, "-", `syntax error at or near "-"`,
+			"'merge-engine' = ..."},
+		{"dash in a dotted option name", `CREATE TABLE t3 (a INT) WITH (connector = 'datagen', fields.a.null-rate = '0.1')`, "-", `syntax error at or near "-"`,
+			"'fields.a.null-rate' = ..."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse(tc.sql)
+			var e *sqlerr.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Parse = %v, want a *sqlerr.Error", err)
+			}
+			want := utf8.RuneCountInString(tc.sql[:strings.Index(tc.sql, tc.at)]) + 1
+			if e.Code != sqlerr.SyntaxError || e.Position != want || e.Message != tc.msg {
+				t.Fatalf("got %s at %d: %s; want 42601 at %d: %s", e.Code, e.Position, e.Message, want, tc.msg)
+			}
+			if !strings.Contains(e.Hint, tc.hint) {
+				t.Fatalf("hint %q does not hold %q", e.Hint, tc.hint)
+			}
+		})
+	}
+	// An ordinary syntax error gets no hint.
+	_, err := Parse(`SELECT a FROM WHERE`)
+	if e := sqlerr.From(err); e.Hint != "" {
+		t.Fatalf("hint %q on a plain syntax error", e.Hint)
+	}
+}
+
+// TestSignedEpoch checks AS OF EPOCH with a sign: a negative epoch is
+// 22023 naming the value, at the sign; +n is epoch n.
+func TestSignedEpoch(t *testing.T) {
+	sql := `SELECT * FROM bid AS OF EPOCH -1`
+	_, err := Parse(sql)
+	e := sqlerr.From(err)
+	if e == nil || e.Code != sqlerr.InvalidParameterValue || e.Position != strings.Index(sql, "-")+1 || e.Message != "AS OF EPOCH -1: the epoch must be a non-negative integer" {
+		t.Fatalf("got %+v", e)
+	}
+	stmts, err := Parse(`SELECT * FROM bid AS OF EPOCH +7`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := stmts[0].(*Query)
+	if q.AtEpoch == nil || *q.AtEpoch != 7 || q.QueryText != "SELECT * FROM bid" {
+		t.Fatalf("got epoch %v, query %q", q.AtEpoch, q.QueryText)
+	}
+}
+
+// TestShowCreate checks SHOW CREATE's kinds and names.
+func TestShowCreate(t *testing.T) {
+	for sql, want := range map[string]ShowCreate{
+		`SHOW CREATE TABLE t`:                  {Kind: Table, Name: "t"},
+		`show create materialized view Db."V"`: {Kind: View, Name: `db.V`},
+		`SHOW CREATE SOURCE s`:                 {Kind: Source, Name: "s"},
+		`SHOW CREATE SINK k`:                   {Kind: Sink, Name: "k"},
+		`SHOW CREATE VIEW v`:                   {Kind: PlainView, Name: "v"},
+	} {
+		stmts, err := Parse(sql)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		got, ok := stmts[0].(*ShowCreate)
+		if !ok || got.Kind != want.Kind || got.Name != want.Name || got.Text() != sql {
+			t.Fatalf("%s: got %#v", sql, stmts[0])
+		}
+	}
+	_, err := Parse(`SHOW CREATE TABLE t x`)
+	if e := sqlerr.From(err); e == nil || e.Code != sqlerr.SyntaxError || e.Position != 21 {
+		t.Fatalf("trailing word: %+v", e)
+	}
+}
