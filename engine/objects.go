@@ -418,7 +418,7 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	}
 	storeOpts, connOpts, connector := splitOptions(opts)
 	if connector != "" || len(connOpts) > 0 {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: unknown option %q", name.Name, firstKey(connOpts))
+		return sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: unknown option %q (a view takes the table options bucket, merge-engine, changelog-producer, write-buffer-rows, target-file-rows, the compaction and snapshot options, fields.<col>.aggregate-function, and timezone and state.backend; parallelism is the server's: strata start --parallelism)", name.Name, firstKey(connOpts))
 	}
 	if nullableKey {
 		storeOpts[schema.OptionNullableKey] = "true"

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,5 +70,28 @@ func TestVerifyWindowViewData(t *testing.T) {
 	out, err = run("hv", "--epoch", fmt.Sprint(first))
 	if !errors.Is(err, errVerifyFailed) || !strings.Contains(out, fmt.Sprintf("starts at epoch %d", start)) {
 		t.Fatalf("verify hv --epoch %d (view starts at %d): %v\n%s", first, start, err, out)
+	}
+}
+
+// TestVerifyUnreachableIsExit2: a verify that cannot reach the views (no
+// server at --http, a data directory that does not open) could not verify
+// (errVerifyFailed: exit 2), which is not a difference (exit 1).
+func TestVerifyUnreachableIsExit2(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	for _, args := range [][]string{{"verify", "--http", addr, "v"}, {"verify", "--data", filepath.Join(t.TempDir(), "missing", "\x00"), "v"}} {
+		var out bytes.Buffer
+		cmd := newRootCommand()
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(args)
+		err := cmd.Execute()
+		if !errors.Is(err, errVerifyFailed) || errors.Is(err, errNotVerified) {
+			t.Fatalf("%v: %v; want errVerifyFailed (exit 2)", args, err)
+		}
 	}
 }
