@@ -219,7 +219,39 @@ func (e *Engine) CatalogQuery(ctx context.Context, db, text string) (*olap.Resul
 	if err != nil {
 		return nil, err
 	}
+	if strings.Contains(strings.ToLower(text), "_size(") {
+		// pg_table_size, pg_total_relation_size, pg_relation_size (psql's
+		// \dt+): the data files of each table's latest snapshot.
+		for i := range objs {
+			if objs[i].Kind == olap.KindTable || objs[i].Kind == olap.KindMaterializedView {
+				objs[i].SizeBytes = e.dataBytes(catalog.Name(db, objs[i].Name))
+			}
+		}
+	}
 	return oe.CatalogQuery(ctx, objs, text)
+}
+
+// dataBytes returns the bytes of the data files live in table name's
+// latest snapshot (its manifests are cached once read); 0 when it has
+// none or cannot be read, as a size is only shown.
+func (e *Engine) dataBytes(name catalog.ObjectName) int64 {
+	t, err := e.Table(name)
+	if err != nil {
+		return 0
+	}
+	sn, err := t.Latest()
+	if err != nil || sn == nil {
+		return 0
+	}
+	live, err := t.Store().LiveFiles(sn)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, f := range live {
+		n += f.File.Size
+	}
+	return n
 }
 
 // BeyondOLAP reports whether err is DuckDB refusing values it cannot hold
