@@ -76,7 +76,11 @@ type Table struct {
 // value). The
 // error wraps base.ErrInvalidArgument and names the table and the column.
 func (t *Table) Validate() error {
-	if err := t.Name.Validate("table"); err != nil {
+	what := "table"
+	if t.Kind == KindView {
+		what = "materialized view"
+	}
+	if err := t.Name.Validate(what); err != nil {
 		return err
 	}
 	switch t.Kind {
