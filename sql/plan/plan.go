@@ -73,7 +73,26 @@ type Scan struct {
 	// as a changelog (planner's doc, "Lookup joins"). A one-shot query
 	// reads it as rel itself, at the query's version.
 	Lookup bool
-	cols   []Column
+	// Columns, when not nil, are the positions of Rel's columns that the
+	// scan produces, ascending (the streaming planner's column pruning
+	// narrows an upsert relation's scan before its normalization); nil
+	// produces every column. Made by Narrow.
+	Columns []int
+	cols    []Column
+}
+
+// Narrow returns a copy of s that produces only the relation's columns at
+// positions cols (ascending, each in range), in that order.
+func (s *Scan) Narrow(cols []int) *Scan {
+	out := *s
+	out.Columns = append([]int(nil), cols...)
+	out.cols = make([]Column, len(cols))
+	for i, p := range cols {
+		c := s.Rel.Columns[p]
+		c.Table = s.Alias
+		out.cols[i] = c
+	}
+	return &out
 }
 
 // NewScan returns a scan of rel under alias (rel.Name when empty).
@@ -101,6 +120,13 @@ func (s *Scan) describe() string {
 	}
 	if s.Alias != s.Rel.Name {
 		d += " AS " + s.Alias
+	}
+	if s.Columns != nil {
+		names := make([]string, len(s.cols))
+		for i, c := range s.cols {
+			names[i] = c.Name
+		}
+		d += fmt.Sprintf(" columns (%s) of %d", strings.Join(names, ", "), len(s.Rel.Columns))
 	}
 	return d
 }

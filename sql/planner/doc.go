@@ -14,6 +14,19 @@
 // GroupAgg vertex with the job's parallelism; a global aggregate has
 // parallelism 1 and a constant exchange key.
 //
+// # Column pruning
+//
+// Before building, the plan is rewritten so that every operator that
+// keeps rows in state (joins of every kind, Top-N, SESSION windows, the
+// Normalize of an upsert scan) and every exchange receives only the
+// columns something above it reads (Flink's and RisingWave's projection
+// pushdown): a Project of the used columns below each join side, Top-N,
+// UNION ALL branch and SESSION window, computed by the join's or Top-N's
+// key Map rather than a vertex of its own; an upsert relation's scan is
+// cut to the used columns and its key before its Normalize. The job's
+// output columns, keys, event-time columns and changelog modes do not
+// change. prune.go says where it applies and where it does not, and why.
+//
 // # Changelog modes
 //
 // Every step has a changelog mode, as Flink's planner infers them:

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/operator"
@@ -110,11 +112,11 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 		one := &expr.Const{Value: types.NewBool(true), Typ: types.Bool}
 		lkeys, rkeys, nullSafe = []expr.Expr{one}, []expr.Expr{one}, []bool{false}
 	}
-	left, err := b.node(n.Left)
+	left, lsel, err := b.joinSide(n.Left)
 	if err != nil {
 		return stage{}, err
 	}
-	right, err := b.node(n.Right)
+	right, rsel, err := b.joinSide(n.Right)
 	if err != nil {
 		return stage{}, err
 	}
@@ -133,11 +135,29 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 		}
 	}
 	eval := b.opts.Eval
-	withKeys := func(in stage, keys []expr.Expr) (stage, []int) {
-		exprs := make([]expr.Expr, 0, len(in.types)+len(keys))
-		for i, t := range in.types {
-			exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
+	withKeys := func(in stage, sel *plan.Project, keys []expr.Expr) (stage, []int) {
+		var exprs []expr.Expr
+		detail := "join keys"
+		if sel == nil {
+			for i, t := range in.types {
+				exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
+			}
+		} else {
+			// The side's narrowing Project, computed here: the keys
+			// read its columns, which are columns of in.
+			exprs = append(exprs, sel.Exprs...)
+			at := make([]int, len(sel.Exprs))
+			names := make([]string, len(sel.Exprs))
+			for i, e := range sel.Exprs {
+				at[i] = e.(*expr.ColumnRef).Index
+				names[i] = e.String()
+			}
+			for i, k := range keys {
+				keys[i] = remap(k, at)
+			}
+			detail = fmt.Sprintf("columns %s (%d of %d), join keys", strings.Join(names, ", "), len(sel.Exprs), len(in.types))
 		}
+		width := len(exprs)
 		cols := make([]int, len(keys))
 		for i, k := range keys {
 			cols[i] = len(exprs)
@@ -147,11 +167,15 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 		for i, e := range exprs {
 			ts[i] = e.Type()
 		}
-		return b.addOperator("join-keys", in.par, in, graph.Forward, nil, nil, ts, in.mode,
-			func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, "join keys"), cols
+		st := b.addOperator("join-keys", in.par, in, graph.Forward, nil, nil, ts, in.mode,
+			func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, detail)
+		// The join's rows are the side's columns; the keys follow them.
+		st.types = ts[:width]
+		return st, cols
 	}
-	lk, lcols := withKeys(left, lkeys)
-	rk, rcols := withKeys(right, rkeys)
+	lkeys, rkeys = slices.Clone(lkeys), slices.Clone(rkeys)
+	lk, lcols := withKeys(left, lsel, lkeys)
+	rk, rcols := withKeys(right, rsel, rkeys)
 	var res expr.Expr
 	switch len(residual) {
 	case 0:
@@ -165,7 +189,7 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 	if nested {
 		par = 1
 	}
-	lt, rt := left.types, right.types
+	lt, rt := lk.types, rk.types
 	kind := n.Kind
 	var interval *stream.JoinInterval
 	if left.mode == AppendOnly && right.mode == AppendOnly && kind != plan.CrossJoin {
@@ -205,4 +229,29 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 	}
 	b.explain = append(b.explain, name+" "+detail+" (parallelism "+strconv.Itoa(par)+", "+mode.String()+")")
 	return stage{vertex: name, types: append(append([]types.Type(nil), lt...), rt...), mode: mode, par: par}, nil
+}
+
+// joinSide builds one side of a join. A side that is a Project of plain
+// columns (the narrowing Project of column pruning, prune.go, or one of
+// the query's own) is not built as a Map vertex of its own: its input is
+// built and the Project returned, for the join's key Map to compute, so
+// that narrowing a join's input adds no vertex.
+func (b *builder) joinSide(n plan.Node) (stage, *plan.Project, error) {
+	if p, ok := n.(*plan.Project); ok && len(p.Exprs) > 0 {
+		in := p.Input.Schema()
+		plain := true
+		for _, e := range p.Exprs {
+			c, isCol := e.(*expr.ColumnRef)
+			if !isCol || c.Index >= len(in) || c.Typ != in[c.Index].Type {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			s, err := b.node(p.Input)
+			return s, p, err
+		}
+	}
+	s, err := b.node(n)
+	return s, nil, err
 }

@@ -72,6 +72,9 @@ type Job struct {
 	// Explain lists the vertices, sources first, with their parallelism
 	// and output changelog mode.
 	Explain string
+	// Plan is the plan the job was built from: the given plan after
+	// column pruning (prune.go), with the same output columns.
+	Plan plan.Node
 	// Late counts, per relation with a watermark, the late rows its
 	// sources' LateFilters dropped (absent without a watermark).
 	Late map[string]*stream.LateCounter
@@ -108,6 +111,9 @@ func Build(name string, p plan.Node, ep Endpoints, opts Options) (*Job, error) {
 		opts.Eval = &expr.Context{}
 	}
 	b := &builder{name: name, ep: ep, opts: opts, job: &graph.Job{Name: name}}
+	// Stateful operators and exchanges get only the columns used above
+	// them (prune.go).
+	p = prunePlan(p)
 	out, err := b.node(p)
 	if err != nil {
 		return nil, err
@@ -142,7 +148,7 @@ func Build(name string, p plan.Node, ep Endpoints, opts Options) (*Job, error) {
 	if err := b.job.Validate(); err != nil {
 		return nil, err
 	}
-	return &Job{Graph: b.job, Types: out.types, Mode: out.mode, Explain: strings.Join(b.explain, "\n") + "\n", Late: b.late}, nil
+	return &Job{Graph: b.job, Types: out.types, Mode: out.mode, Explain: strings.Join(b.explain, "\n") + "\n", Plan: p, Late: b.late}, nil
 }
 
 func (b *builder) vertexName(kind string) string {
@@ -207,7 +213,11 @@ func (b *builder) build(n plan.Node) (stage, error) {
 		}
 		b.explain = append(b.explain, fmt.Sprintf("%s (parallelism %d, %s)", name, par, mode))
 		b.scans++
-		src := stage{vertex: name, types: schemaTypes(n), mode: mode, par: par}
+		relTypes := make([]types.Type, len(rel.Columns))
+		for i, c := range rel.Columns {
+			relTypes[i] = c.Type
+		}
+		src := stage{vertex: name, types: relTypes, mode: mode, par: par}
 		if rel.Multiset {
 			// The source gives each stored row with its multiplicity
 			// (plan.Relation.Multiset): one copy per count, see the
@@ -217,8 +227,15 @@ func (b *builder) build(n plan.Node) (stage, error) {
 			src = b.addOperator("repeat", par, src, graph.Forward, nil, nil, ts, Retract,
 				func(int) operator.Operator { return &stream.Repeat{Types: ts} }, "each row by its multiplicity")
 		}
+		keys := rel.PrimaryKey
+		if n.Columns != nil {
+			// Column pruning narrowed the scan (prune.go): the source's
+			// rows are cut to the columns used above before anything
+			// keeps them.
+			src, keys = b.narrowScan(n, src)
+		}
 		if rel.Upsert && len(rel.PrimaryKey) > 0 {
-			src = b.normalize(rel, src)
+			src = b.normalize(rel, keys, src)
 		}
 		return b.watermark(rel, src)
 	case *plan.Filter:
@@ -255,18 +272,50 @@ func (b *builder) build(n plan.Node) (stage, error) {
 // normalize turns the upsert changelog of rel's source into a retract
 // one: a hash exchange on the primary key and a Normalize vertex with
 // the job's parallelism.
-func (b *builder) normalize(rel *plan.Relation, src stage) stage {
-	keys := append([]int(nil), rel.PrimaryKey...)
+// keys are the primary key's positions in src's rows.
+func (b *builder) normalize(rel *plan.Relation, keys []int, src stage) stage {
+	keys = append([]int(nil), keys...)
 	keyTypes := make([]types.Type, len(keys))
 	names := make([]string, len(keys))
 	for i, k := range keys {
 		keyTypes[i] = src.types[k]
-		names[i] = rel.Columns[k].Name
+		names[i] = rel.Columns[rel.PrimaryKey[i]].Name
 	}
 	ts := src.types
 	return b.addOperator("normalize", b.opts.Parallelism, src, graph.Hash, keys, keyTypes, ts, Retract,
 		func(int) operator.Operator { return &stream.Normalize{Types: ts, KeyCols: keys, KeyTypes: keyTypes} },
 		"upsert changelog by ("+strings.Join(names, ", ")+") to retract")
+}
+
+// narrowScan cuts the rows of a narrowed scan's source (plan.Scan.Columns)
+// to its columns with a Map, and returns the primary key's positions in
+// them (column pruning keeps a narrowed relation's key columns: prune.go).
+func (b *builder) narrowScan(n *plan.Scan, src stage) (stage, []int) {
+	exprs := make([]expr.Expr, len(n.Columns))
+	ts := make([]types.Type, len(n.Columns))
+	names := make([]string, len(n.Columns))
+	at := make([]int, len(src.types))
+	for i := range at {
+		at[i] = -1
+	}
+	for i, c := range n.Columns {
+		exprs[i] = &expr.ColumnRef{Index: c, Typ: src.types[c], Name: n.Rel.Columns[c].Name}
+		ts[i] = src.types[c]
+		names[i] = n.Rel.Columns[c].Name
+		at[c] = i
+	}
+	keys := make([]int, len(n.Rel.PrimaryKey))
+	for i, k := range n.Rel.PrimaryKey {
+		if at[k] < 0 {
+			panic(fmt.Sprintf("planner: the narrowed scan of %s lacks its key column %s", n.Rel.Name, n.Rel.Columns[k].Name))
+		}
+		keys[i] = at[k]
+	}
+	eval := b.opts.Eval
+	st := b.addOperator("project", src.par, src, graph.Forward, nil, nil, ts, src.mode,
+		func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} },
+		fmt.Sprintf("columns %s (%d of %d)", strings.Join(names, ", "), len(names), len(src.types)))
+	return st, keys
 }
 
 // identity reports whether exprs are the columns of ts in order, so that

@@ -26,15 +26,31 @@ func (b *builder) topN(input plan.Node, partition []expr.Expr, order []plan.Sort
 	if len(order) == 0 {
 		return stage{}, sqlerr.New(sqlerr.FeatureNotSupported, "a streaming Top-N needs an ORDER BY (without one its rows are not determined)")
 	}
-	in, err := b.node(input)
+	// A narrowing Project below the Top-N (prune.go) is computed by the
+	// key Map (joinSide).
+	in, sel, err := b.joinSide(input)
 	if err != nil {
 		return stage{}, err
 	}
-	width := len(in.types)
-	exprs := make([]expr.Expr, 0, width+len(partition)+len(order)+1)
-	for i, t := range in.types {
-		exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
+	var exprs []expr.Expr
+	what := "partition and order keys"
+	if sel == nil {
+		for i, t := range in.types {
+			exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
+		}
+	} else {
+		exprs = append(exprs, sel.Exprs...)
+		at := make([]int, len(sel.Exprs))
+		names := make([]string, len(sel.Exprs))
+		for i, e := range sel.Exprs {
+			at[i] = e.(*expr.ColumnRef).Index
+			names[i] = e.String()
+		}
+		partition = remapAll(partition, at)
+		order = remapKeys(order, at)
+		what = fmt.Sprintf("columns %s (%d of %d), partition and order keys", strings.Join(names, ", "), len(sel.Exprs), len(in.types))
 	}
+	width := len(exprs)
 	global := len(partition) == 0
 	var exKeys, partCols []int
 	var exTypes, partTypes []types.Type
@@ -61,7 +77,7 @@ func (b *builder) topN(input plan.Node, partition []expr.Expr, order []plan.Sort
 	}
 	eval := b.opts.Eval
 	pre := b.addOperator("top-n-keys", in.par, in, graph.Forward, nil, nil, preTypes, in.mode,
-		func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, "partition and order keys")
+		func(int) operator.Operator { return &stream.Map{Exprs: exprs, Eval: eval} }, what)
 	par := b.opts.Parallelism
 	if global {
 		par = 1

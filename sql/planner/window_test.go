@@ -180,7 +180,8 @@ func TestHopSizeNotMultipleOfSlide(t *testing.T) {
 
 // TestWindowExplain: a windowed aggregate plans as expand (computing the
 // aggregate's keys and arguments), then the aggregate, which frees
-// closed windows (window + size + delay); ORDER BY ... LIMIT as a Top-N of one subtask.
+// closed windows (window + size + delay); ORDER BY ... LIMIT as a Top-N of one subtask,
+// whose key Map also computes the projection below it.
 func TestWindowExplain(t *testing.T) {
 	rel := bidRel("bid")
 	rel.Watermark = &plan.Watermark{Column: 2, Delay: types.IntervalValue{Micros: 5 * sec}}
@@ -197,10 +198,9 @@ func TestWindowExplain(t *testing.T) {
 		{"SELECT auction, price FROM bid ORDER BY price DESC LIMIT 3",
 			`1-scan-bid (parallelism 1, append-only)
 2-watermark date_time - '00:00:05', late rows dropped (parallelism 1, append-only)
-3-project auction, price (parallelism 1, append-only)
-4-top-n-keys partition and order keys (parallelism 1, append-only)
-5-top-n n=3 offset=0 partition=[] order=[price DESC], keeps only the top (parallelism 1, retract)
-6-sink (parallelism 1)
+3-top-n-keys columns auction, price (2 of 3), partition and order keys (parallelism 1, append-only)
+4-top-n n=3 offset=0 partition=[] order=[price DESC], keeps only the top (parallelism 1, retract)
+5-sink (parallelism 1)
 `},
 	} {
 		job, err := Build("v", bindSQL(t, cat, c.q), &anyEndpoints{cat: cat}, Options{Parallelism: 2})
