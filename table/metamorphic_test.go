@@ -143,10 +143,11 @@ type config struct {
 	compaction                       bool // compaction by the writer
 	dedicated                        bool // compaction by a separate compactor (writer write-only)
 	expire                           bool // expire all but the latest snapshot now and then
+	async                            bool // the writer compacts in the background
 }
 
 func (c config) String() string {
-	return fmt.Sprintf("b%d-buf%d-t%d-trig%d-c%v-d%v-e%v", c.buckets, c.buffer, c.target, c.trigger, c.compaction, c.dedicated, c.expire)
+	return fmt.Sprintf("b%d-buf%d-t%d-trig%d-c%v-d%v-e%v-a%v", c.buckets, c.buffer, c.target, c.trigger, c.compaction, c.dedicated, c.expire, c.async)
 }
 
 // steps is the number of epochs of one history.
@@ -174,6 +175,7 @@ func runHistory(t *testing.T, engine schema.MergeEngine, cfg config, seed int64)
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.SetAsyncCompaction(cfg.async)
 	r := rand.New(rand.NewSource(seed))
 	m := &model{engine: engine, rows: map[int64]types.Row{}}
 	atEpoch := map[base.Epoch]string{}
@@ -241,6 +243,7 @@ func runHistory(t *testing.T, engine schema.MergeEngine, cfg config, seed int64)
 			t.Fatalf("committed epoch %d, want %d", ce, epoch)
 		}
 	}
+	w.WaitCompaction()
 	// [orphans-unreferenced]: removing every unreferenced file changes no
 	// read below, at any snapshot.
 	if _, err := tb.OrphanFiles(0, false); err != nil {
@@ -334,6 +337,8 @@ func TestMetamorphic(t *testing.T) {
 		{buckets: 2, buffer: 3, target: 4, trigger: 3, dedicated: true},
 		{buckets: 2, buffer: 3, target: 4, trigger: 2, dedicated: true, expire: true},
 		{buckets: 3, buffer: 4, target: 5, trigger: 2, compaction: true, expire: true},
+		{buckets: 3, buffer: 2, target: 3, trigger: 2, compaction: true, async: true},
+		{buckets: 1, buffer: 1, target: 2, trigger: 1, compaction: true, async: true, expire: true},
 	}
 	engines := []schema.MergeEngine{schema.Deduplicate, schema.PartialUpdate, schema.Aggregation, schema.FirstRow}
 	for _, engine := range engines {

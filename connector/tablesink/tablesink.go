@@ -54,6 +54,9 @@ func (c *Committer) Prepare(subtask int, e base.Epoch, chunks []*types.Chunk) ([
 		if err != nil {
 			return nil, fmt.Errorf("table sink %s: %w", c.name, err)
 		}
+		// Compaction runs beside the stream: an epoch that triggers it is
+		// not held up by the rewrite (write package, [async-compaction]).
+		w.SetAsyncCompaction(true)
 		c.writer = w
 	}
 	for _, ch := range chunks {

@@ -9,7 +9,6 @@ import (
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/manifest"
-	"github.com/stratadb/strata/table/schema"
 	"github.com/stratadb/strata/table/snapshot"
 	"github.com/stratadb/strata/table/store"
 )
@@ -17,6 +16,13 @@ import (
 // maxBaseManifests is how many manifests a base list may name before the
 // committer merges them into one (Paimon's manifest full compaction).
 const maxBaseManifests = 16
+
+// hintEvery is how often, in snapshots, a commit rewrites the LATEST hint
+// (see the package doc).
+const hintEvery = 16
+
+// maxParallelWrites bounds the files a commit writes at once.
+const maxParallelWrites = 8
 
 // Committer publishes messages of one table.
 type Committer struct {
@@ -34,7 +40,6 @@ func New(st *store.Store, retries int) *Committer { return &Committer{st: st, re
 func (c *Committer) Commit(msgs []Message) ([]base.SnapshotID, error) {
 	sorted := append([]Message(nil), msgs...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Epoch < sorted[j].Epoch })
-	var ids []base.SnapshotID
 	var top base.Epoch
 	user := ""
 	// inSnapshot: the top epoch has a snapshot of its own, whose epoch
@@ -42,6 +47,7 @@ func (c *Committer) Commit(msgs []Message) ([]base.SnapshotID, error) {
 	// latest snapshot's epoch) reach it; only epochs that changed nothing
 	// need the marker, which saves two fsyncs a commit.
 	inSnapshot := false
+	var work []*Message
 	for i := range sorted {
 		m := &sorted[i]
 		if m.Kind == "" {
@@ -56,13 +62,11 @@ func (c *Committer) Commit(msgs []Message) ([]base.SnapshotID, error) {
 		if m.Kind == snapshot.Append && m.Epoch == top {
 			inSnapshot = true
 		}
-		id, err := c.commitOne(m)
-		if err != nil {
-			return ids, err
-		}
-		if id != 0 {
-			ids = append(ids, id)
-		}
+		work = append(work, m)
+	}
+	ids, err := c.commitAll(work)
+	if err != nil {
+		return ids, err
 	}
 	if top > 0 && !inSnapshot {
 		if err := c.st.Snapshots.AdvanceCommittedEpoch(top, user); err != nil {
@@ -94,157 +98,178 @@ func (c *Committer) committed(latest *snapshot.Snapshot, user string, e base.Epo
 	return false, nil
 }
 
-func (c *Committer) commitOne(m *Message) (base.SnapshotID, error) {
-	for attempt := 0; ; attempt++ {
+// commitAll commits the messages that change the table, in order, as one
+// batch: each attempt plans a snapshot per message not yet committed on
+// top of the latest snapshot, writes them all (tryCommit), and goes back
+// to the latest snapshot after a lost publish race.
+func (c *Committer) commitAll(work []*Message) ([]base.SnapshotID, error) {
+	var ids []base.SnapshotID
+	for attempt := 0; len(work) > 0; attempt++ {
 		latest, err := c.st.Snapshots.Latest()
 		if err != nil {
-			return 0, err
+			return ids, err
 		}
-		if m.Kind == snapshot.Append {
-			done, err := c.committed(latest, m.CommitUser, m.Epoch)
-			if err != nil {
-				return 0, err
-			}
-			if done {
-				return 0, nil
-			}
-			if latest != nil && m.Epoch < latest.Epoch {
-				return 0, fmt.Errorf("table %s: commit of epoch %d by %s after snapshot %d of epoch %d: epochs go backwards: %w",
-					c.st.Dir, m.Epoch, m.CommitUser, latest.ID, latest.Epoch, base.ErrInvalidArgument)
-			}
-		}
-		id, err := c.tryCommit(latest, m)
+		published, err := c.tryCommit(latest, work)
+		ids = append(ids, published...)
 		if err == nil {
-			return id, nil
+			return ids, nil
 		}
 		if attempt >= c.retries || !c.retryable(err, latest) {
-			return 0, err
+			return ids, err
 		}
+		// The next attempt skips what this one published: the messages
+		// are committed ([idempotent-commit]).
 	}
+	return ids, nil
 }
 
-func (c *Committer) tryCommit(latest *snapshot.Snapshot, m *Message) (base.SnapshotID, error) {
-	var live []manifest.Entry
-	var baseMetas []manifest.FileMeta
-	next := base.SnapshotID(1)
-	var total int64
-	epoch := m.Epoch
+// tryCommit plans the snapshots of work on top of latest and writes them:
+// every manifest, list and snapshot file at once, then one fsync of the
+// manifest directory, then each snapshot published in order, its name made
+// durable before the next ([manifests-before-snapshot],
+// [snapshots-in-order]). It returns the ids it published.
+func (c *Committer) tryCommit(latest *snapshot.Snapshot, work []*Message) ([]base.SnapshotID, error) {
+	p := parent{snap: latest}
 	if latest != nil {
 		var err error
-		if live, err = c.st.LiveFiles(latest); err != nil {
-			return 0, err
+		if p.live, err = c.st.LiveFiles(latest); err != nil {
+			return nil, err
 		}
 		for _, ref := range []manifest.FileRef{latest.BaseManifestList, latest.DeltaManifestList} {
 			metas, err := c.st.Manifests.ReadList(ref)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			baseMetas = append(baseMetas, metas...)
-		}
-		next, total = latest.ID+1, latest.TotalRecordCount
-		if m.Kind != snapshot.Append {
-			epoch = latest.Epoch
+			p.metas = append(p.metas, metas...)
 		}
 	}
-	if err := Check(live, m); err != nil {
-		return 0, fmt.Errorf("table %s: commit of epoch %d by %s on snapshot %d: %w", c.st.Dir, m.Epoch, m.CommitUser, next-1, err)
-	}
-	entries := m.Entries()
-	var delta int64
-	for _, e := range entries {
-		if e.Kind == manifest.Add {
-			delta += e.File.Rows
-		} else {
-			delta -= e.File.Rows
-		}
-	}
-	cl := m.ChangelogEntries()
-	var clRows int64
-	for _, e := range cl {
-		clRows += e.File.Rows
-	}
-	// The base, delta and changelog manifests (each a manifest, then the
-	// list naming it) are written at once: each file is fsynced before it
-	// is renamed into place, and in sequence those fsyncs were most of a
-	// commit's time. None is named by anything until the snapshot is
-	// published, after Sync, so their order does not matter
-	// ([manifests-before-snapshot]).
-	var baseRef, deltaRef, clRef manifest.FileRef
-	errs := parallel(
-		func() error {
-			if len(baseMetas) > maxBaseManifests {
-				meta, err := c.st.Manifests.WriteManifest(live, int64(m.SchemaID))
-				if err != nil {
-					return err
-				}
-				baseMetas = []manifest.FileMeta{meta}
-			}
-			var err error
-			baseRef, err = c.st.Manifests.WriteList(baseMetas)
-			return err
-		},
-		func() (err error) {
-			deltaRef, err = c.writeManifest(entries, m.SchemaID)
-			return err
-		},
-		func() (err error) {
-			clRef, err = c.writeManifest(cl, m.SchemaID)
-			return err
-		})
-	for _, err := range errs {
-		if err != nil {
-			return 0, err
-		}
-	}
-	// A writer opened before a schema change commits with its older
-	// schema; the snapshot takes the table's newest schema, under which
-	// older files read with NULL in the added columns.
 	schemaIDs, err := c.st.Schemas.IDs()
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	schemaID := m.SchemaID
-	if n := len(schemaIDs); n > 0 && schemaIDs[n-1] > schemaID {
-		schemaID = schemaIDs[n-1]
+	var latestSchema = work[0].SchemaID
+	if n := len(schemaIDs); n > 0 {
+		latestSchema = schemaIDs[n-1]
 	}
-	s := &snapshot.Snapshot{
-		ID: next, SchemaID: schemaID,
-		BaseManifestList: baseRef, DeltaManifestList: deltaRef, ChangelogManifestList: clRef,
-		CommitUser: m.CommitUser, CommitIdentifier: uint64(m.Epoch), CommitKind: m.Kind,
-		TimeMillis: c.st.Now().UnixMilli(), TotalRecordCount: total + delta, DeltaRecordCount: delta,
-		ChangelogRecordCount: clRows, Watermark: m.Watermark, Epoch: epoch,
+	now := c.st.Now().UnixMilli()
+	var plans []planned
+	for _, m := range work {
+		if m.Kind == snapshot.Append {
+			done, err := c.committed(latest, m.CommitUser, m.Epoch)
+			if err != nil {
+				return nil, err
+			}
+			if done || plannedBy(plans, m.CommitUser, m.Epoch) {
+				continue
+			}
+			if p.snap != nil && m.Epoch < p.snap.Epoch {
+				return nil, fmt.Errorf("table %s: commit of epoch %d by %s after snapshot %d of epoch %d: epochs go backwards: %w",
+					c.st.Dir, m.Epoch, m.CommitUser, p.snap.ID, p.snap.Epoch, base.ErrInvalidArgument)
+			}
+		}
+		pl, err := plan(c.st.Dir, p, m, latestSchema, now, c.st.Manifests)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, pl)
+		p = pl.next
 	}
-	if err := c.st.Manifests.Sync(); err != nil {
-		return 0, err
+	if len(plans) == 0 {
+		return nil, nil
 	}
-	if err := c.st.Snapshots.Publish(s); err != nil {
-		return 0, err
-	}
-	_ = c.st.Snapshots.SetLatestHint(s.ID) // a hint: failure is harmless
-	return s.ID, nil
-}
-
-// writeManifest writes entries as a manifest and a list naming it, and
-// returns the list; no entries give the zero reference.
-func (c *Committer) writeManifest(entries []manifest.Entry, schemaID schema.ID) (manifest.FileRef, error) {
-	if len(entries) == 0 {
-		return manifest.FileRef{}, nil
-	}
-	meta, err := c.st.Manifests.WriteManifest(entries, int64(schemaID))
+	pending, err := c.writeFiles(plans)
 	if err != nil {
-		return manifest.FileRef{}, err
+		return nil, err
 	}
-	return c.st.Manifests.WriteList([]manifest.FileMeta{meta})
+	// [manifests-before-snapshot]: no snapshot is published before the
+	// names of every file it names are durable.
+	if err := c.st.Manifests.Sync(); err != nil {
+		discard(pending)
+		return nil, err
+	}
+	var ids []base.SnapshotID
+	for i, pd := range pending {
+		// Publish makes the name durable before it returns, so a crash
+		// never keeps snapshot N+1 without N ([snapshots-in-order]).
+		if err := pd.Publish(); err != nil {
+			discard(pending[i:])
+			return ids, err
+		}
+		pl := plans[i]
+		ids = append(ids, pl.snap.ID)
+		c.st.RememberLive(pl.snap, pl.next.live)
+		for _, f := range pl.files {
+			if f.manifest {
+				c.st.Manifests.Remember(f.meta, f.entries)
+			}
+		}
+	}
+	first, last := plans[0].snap.ID, plans[len(plans)-1].snap.ID
+	if (first-1)/hintEvery != last/hintEvery {
+		_ = c.st.Snapshots.SetLatestHint(last) // a hint: failure is harmless
+	}
+	return ids, nil
 }
 
-// parallel runs fns at once and returns their errors, in fns' order.
-func parallel(fns ...func() error) []error {
+// plannedBy reports whether plans hold a snapshot by user of commit
+// identifier >= e (a message repeated in one commit).
+func plannedBy(plans []planned, user string, e base.Epoch) bool {
+	for _, pl := range plans {
+		if pl.snap.CommitKind == snapshot.Append && pl.snap.CommitUser == user && base.Epoch(pl.snap.CommitIdentifier) >= e {
+			return true
+		}
+	}
+	return false
+}
+
+// writeFiles writes the manifests and lists of plans (staged: content
+// durable, names not yet) and prepares their snapshot files, all at once,
+// at most maxParallelWrites at a time: each file's fsync is most of its
+// cost, and the file system overlaps them. It returns the prepared
+// snapshots in plan order; after an error nothing is left prepared.
+func (c *Committer) writeFiles(plans []planned) ([]*snapshot.Pending, error) {
+	pending := make([]*snapshot.Pending, len(plans))
+	var jobs []func() error
+	for i, pl := range plans {
+		for _, f := range pl.files {
+			jobs = append(jobs, func() error { return c.st.Manifests.Stage(f.name, f.data) })
+		}
+		jobs = append(jobs, func() (err error) {
+			pending[i], err = c.st.Snapshots.Prepare(pl.snap)
+			return err
+		})
+	}
+	errs := parallel(maxParallelWrites, jobs...)
+	for _, err := range errs {
+		if err != nil {
+			discard(pending)
+			return nil, err
+		}
+	}
+	return pending, nil
+}
+
+// discard drops prepared snapshots (nil ones are skipped).
+func discard(pending []*snapshot.Pending) {
+	for _, p := range pending {
+		if p != nil {
+			p.Discard()
+		}
+	}
+}
+
+// parallel runs fns, at most limit at once, and returns their errors in
+// fns' order.
+func parallel(limit int, fns ...func() error) []error {
 	errs := make([]error, len(fns))
+	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
 	for i, fn := range fns {
 		wg.Add(1)
+		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
+			defer func() { <-sem }()
 			errs[i] = fn()
 		}()
 	}

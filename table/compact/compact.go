@@ -38,6 +38,18 @@ const TargetFileBytes = 16 << 20
 // chain and one output file, not the bucket's size ([rewrite-memory]).
 func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) ([]manifest.DataFile, error) {
 	out, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes})
+	if err == nil {
+		st.Forget(b, u.Files)
+	}
+	return out, err
+}
+
+// RewriteKeep is Rewrite leaving the merged files in the cache: a
+// background compaction whose result is committed later calls
+// store.Forget when it hands the result out, since until that commit the
+// merged files are still the live ones that lookups and scans read.
+func RewriteKeep(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) ([]manifest.DataFile, error) {
+	out, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes})
 	return out, err
 }
 
@@ -70,7 +82,6 @@ func rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u me
 		// (maintain) removes them.
 		return nil, stats, err
 	}
-	st.Forget(b, u.Files)
 	return out, stats, nil
 }
 

@@ -26,7 +26,12 @@
 // makes the staged names durable in one step before the file that names
 // them is published, and WriteHint replaces a hint atomically without
 // fsync. On an FS without one the package functions of the same names fall
-// back to PutIfAbsent, nothing and WriteFile.
+// back to PutIfAbsent, nothing and WriteFile. A Preparer (Local, Faulty)
+// writes a file's content durably before it has a name (Prepare returns a
+// Pending whose Publish is the put-if-absent of the name and costs a
+// link(2) on disk), so that a commit writes its snapshot file while it
+// writes the manifests the snapshot names; elsewhere Prepare holds the
+// bytes and Publish is one put-if-absent.
 //
 // # Invariants
 //
@@ -45,5 +50,8 @@
 //
 // Local is the disk. Mem is a map guarded by a mutex, used by tests and
 // benchmarks. Faulty wraps any FS and fails the Nth mutating operation, so
-// crash-safety tests can cut a commit at every step (pebble's vfs/errorfs).
+// crash-safety tests can cut a commit at every step (pebble's vfs/errorfs),
+// and can then lose the names created since their directory's last sync
+// (LoseUnsynced), as a crash of the machine may, so that tests check the
+// order of the durability steps, not only where the process stopped.
 package fileio

@@ -3,6 +3,7 @@ package fileio
 import (
 	"errors"
 	"fmt"
+	"path"
 	"sync"
 )
 
@@ -10,12 +11,18 @@ import (
 var ErrInjected = errors.New("fileio: injected failure")
 
 // Faulty wraps an FS and fails mutating operations on request: after
-// FailAfter(n), the n-th following WriteFile, PutIfAbsent, Delete, or
-// Stager operation (Stage, SyncDir, WriteHint; Faulty is a Stager over any
-// inner FS, through the package's fallbacks)
-// (counting from 1) fails with ErrInjected without touching the inner FS,
-// and so does every later mutating operation until Reset, as if the process
-// had died there (pebble's vfs/errorfs). Reads always pass through.
+// FailAfter(n), the n-th following WriteFile, PutIfAbsent, Delete, Stager
+// operation (Stage, SyncDir, WriteHint; Faulty is a Stager over any inner
+// FS, through the package's fallbacks), Prepare or Publish of a prepared
+// file (counting from 1) fails with ErrInjected without touching the inner
+// FS, and so does every later mutating operation until Reset, as if the
+// process had died there (pebble's vfs/errorfs). Reads always pass through.
+//
+// Faulty also remembers the names created by Stage and by Publish of a
+// prepared file whose directory has not been synced since: LoseUnsynced
+// removes them from the inner FS, which is what a crash may do to names
+// whose directory was never fsynced. A test that crashes there checks that
+// nothing durable names a file whose name was not durable yet.
 type Faulty struct {
 	inner FS
 	mu    struct {
@@ -23,11 +30,50 @@ type Faulty struct {
 		ops     int  // mutating operations seen since FailAfter; guarded by mu
 		failAt  int  // 0: never fail; guarded by mu
 		tripped bool // guarded by mu
+		// unsynced are the names created without a SyncDir of their
+		// directory since, by directory; guarded by mu.
+		unsynced map[string][]string
 	}
 }
 
 // NewFaulty wraps inner; it injects nothing until FailAfter.
-func NewFaulty(inner FS) *Faulty { return &Faulty{inner: inner} }
+func NewFaulty(inner FS) *Faulty {
+	f := &Faulty{inner: inner}
+	f.mu.unsynced = map[string][]string{}
+	return f
+}
+
+// LoseUnsynced removes from the inner FS every name created by Stage or
+// Publish since the last SyncDir of its directory, and returns them. With
+// keepNewest, the newest such name of each directory survives: a crash may
+// keep any subset of the unsynced names, and this one is the subset that
+// shows a later file durable without an earlier one.
+func (f *Faulty) LoseUnsynced(keepNewest bool) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var lost []string
+	for _, names := range f.mu.unsynced {
+		if keepNewest {
+			names = names[:len(names)-1]
+		}
+		for _, p := range names {
+			if err := f.inner.Delete(p); err != nil {
+				return lost, err
+			}
+			lost = append(lost, p)
+		}
+	}
+	f.mu.unsynced = map[string][]string{}
+	return lost, nil
+}
+
+// created records p as a name not durable until SyncDir of its directory.
+func (f *Faulty) created(p string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := path.Dir(clean(p))
+	f.mu.unsynced[d] = append(f.mu.unsynced[d], p)
+}
 
 // FailAfter arms the wrapper: the n-th mutating operation from now (n >= 1)
 // and all after it fail.
@@ -93,7 +139,11 @@ func (f *Faulty) Stage(p string, data []byte) error {
 	if err := f.check("stage", p); err != nil {
 		return err
 	}
-	return Stage(f.inner, p, data)
+	if err := Stage(f.inner, p, data); err != nil {
+		return err
+	}
+	f.created(p)
+	return nil
 }
 
 // SyncDir implements Stager.
@@ -101,8 +151,46 @@ func (f *Faulty) SyncDir(dir string) error {
 	if err := f.check("sync", dir); err != nil {
 		return err
 	}
-	return SyncDir(f.inner, dir)
+	if err := SyncDir(f.inner, dir); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	delete(f.mu.unsynced, clean(dir))
+	f.mu.Unlock()
+	return nil
 }
+
+// Prepare implements Preparer; Publish and Discard of the result go to
+// the inner FS's prepared file, Publish counting as a mutating operation.
+func (f *Faulty) Prepare(p string, data []byte) (Pending, error) {
+	if err := f.check("prepare", p); err != nil {
+		return nil, err
+	}
+	inner, err := Prepare(f.inner, p, data)
+	if err != nil {
+		return nil, err
+	}
+	return &faultyPending{f: f, inner: inner, path: p}, nil
+}
+
+type faultyPending struct {
+	f     *Faulty
+	inner Pending
+	path  string
+}
+
+func (fp *faultyPending) Publish() error {
+	if err := fp.f.check("publish", fp.path); err != nil {
+		return err
+	}
+	if err := fp.inner.Publish(); err != nil {
+		return err
+	}
+	fp.f.created(fp.path)
+	return nil
+}
+
+func (fp *faultyPending) Discard() { fp.inner.Discard() }
 
 // WriteHint implements Stager.
 func (f *Faulty) WriteHint(p string, data []byte) error {

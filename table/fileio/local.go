@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/stratadb/strata/internal/base"
 )
 
 // Local is an FS over a directory of the local disk.
@@ -120,6 +122,46 @@ func (l *Local) Stage(p string, data []byte) error {
 		return fmt.Errorf("file %s: %w", p, err)
 	}
 	return nil
+}
+
+// Prepare implements Preparer: a temporary file beside path, written and
+// fsynced; Publish links it to path and removes the temporary name.
+func (l *Local) Prepare(p string, data []byte) (Pending, error) {
+	tmp, err := l.writeTemp(p, data)
+	if err != nil {
+		return nil, err
+	}
+	return &localPending{l: l, tmp: tmp, path: p}, nil
+}
+
+// localPending is a prepared file of Local: its temporary name.
+type localPending struct {
+	l    *Local
+	tmp  string // "" once published or discarded
+	path string
+}
+
+func (lp *localPending) Publish() error {
+	if lp.tmp == "" {
+		return fmt.Errorf("file %s: published or discarded already: %w", lp.path, base.ErrInvalidArgument)
+	}
+	tmp := lp.tmp
+	lp.tmp = ""
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, lp.l.abs(lp.path)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("file %s: %w", lp.path, ErrExist)
+		}
+		return fmt.Errorf("file %s: %w", lp.path, err)
+	}
+	return nil
+}
+
+func (lp *localPending) Discard() {
+	if lp.tmp != "" {
+		os.Remove(lp.tmp)
+		lp.tmp = ""
+	}
 }
 
 // SyncDir implements Stager. A missing directory has nothing to sync.

@@ -55,3 +55,48 @@ func WriteHint(f FS, path string, data []byte) error {
 	}
 	return f.WriteFile(path, data)
 }
+
+// Pending is a file whose content is written and durable but which has no
+// name yet: Publish gives it its name with put-if-absent (failing with an
+// error wrapping ErrExist, changing nothing, if the name is taken), Discard
+// drops it. As with Stage, the name is durable once SyncDir of its
+// directory returns. A commit prepares its snapshot file while it writes
+// the manifests the snapshot names, and publishes it after they are
+// durable: the snapshot's content costs no time after that point, only
+// its name does.
+type Pending interface {
+	// Publish creates the name; call it at most once.
+	Publish() error
+	// Discard drops an unpublished file (best effort); after Publish it
+	// does nothing.
+	Discard()
+}
+
+// Preparer is implemented by file systems that can write a file's content
+// durably before giving it its name (a local disk: a fsynced temporary
+// file, linked to its name at Publish).
+type Preparer interface {
+	// Prepare writes data for path without creating path.
+	Prepare(path string, data []byte) (Pending, error)
+}
+
+// Prepare writes data for path through f's Preparer; without one, the
+// returned Pending holds data and its Publish is Stage (object storage:
+// one put-if-absent, which is durable at once).
+func Prepare(f FS, path string, data []byte) (Pending, error) {
+	if p, ok := f.(Preparer); ok {
+		return p.Prepare(path, data)
+	}
+	return &heldPut{f: f, path: path, data: data}, nil
+}
+
+// heldPut is the Pending of a file system without a Preparer.
+type heldPut struct {
+	f    FS
+	path string
+	data []byte
+}
+
+func (h *heldPut) Publish() error { return Stage(h.f, h.path, h.data) }
+
+func (h *heldPut) Discard() {}

@@ -98,8 +98,9 @@ const Dir = "manifest"
 
 // IO reads and writes the manifest files and lists of one table. Manifest
 // files are immutable ([immutable-manifest]) and shared by snapshots, so
-// decoded manifests are cached by name (bounded by maxCachedEntries; only
-// checked reads fill the cache).
+// decoded manifests are cached by name (bounded by maxCachedEntries;
+// checked reads fill the cache, and so do the manifests this process wrote,
+// from the entries it encoded).
 type IO struct {
 	fs    fileio.FS
 	table string
@@ -161,6 +162,35 @@ func (m *IO) Sync() error {
 // metadata. The file's name is durable only after Sync, which a commit
 // calls before it publishes a snapshot naming the file.
 func (m *IO) WriteManifest(entries []Entry, schemaID int64) (FileMeta, error) {
+	meta, b, err := m.EncodeManifest(entries, schemaID)
+	if err != nil {
+		return meta, err
+	}
+	if err := m.Stage(meta.Name, b); err != nil {
+		return meta, err
+	}
+	m.Remember(meta, entries)
+	return meta, nil
+}
+
+// Stage writes the encoded manifest or list name (fileio.Stage): its
+// content is durable when Stage returns, its name after Sync.
+func (m *IO) Stage(name string, b []byte) error {
+	if err := fileio.Stage(m.fs, m.Path(name), b); err != nil {
+		return fmt.Errorf("table %s: %w", m.table, err)
+	}
+	return nil
+}
+
+// Remember puts the entries of a manifest this process wrote into the
+// cache of decoded manifests, so that the next commit, which reads the
+// live files of the snapshot naming it, does not read it back. entries
+// must not be modified afterwards.
+func (m *IO) Remember(meta FileMeta, entries []Entry) { m.remember(meta.Name, entries) }
+
+// EncodeManifest encodes entries as a new manifest file and returns its
+// metadata (fresh name, counts, size and CRC32C) and bytes, for Stage.
+func (m *IO) EncodeManifest(entries []Entry, schemaID int64) (FileMeta, []byte, error) {
 	items := make([]avroEntry, len(entries))
 	meta := FileMeta{Name: NewName("manifest", ""), SchemaID: schemaID}
 	for i, e := range entries {
@@ -173,13 +203,10 @@ func (m *IO) WriteManifest(entries []Entry, schemaID int64) (FileMeta, error) {
 	}
 	b, err := encodeOCF(entrySchema, items)
 	if err != nil {
-		return meta, fmt.Errorf("table %s: encode manifest: %w", m.table, err)
-	}
-	if err := fileio.Stage(m.fs, m.Path(meta.Name), b); err != nil {
-		return meta, fmt.Errorf("table %s: %w", m.table, err)
+		return meta, nil, fmt.Errorf("table %s: encode manifest: %w", m.table, err)
 	}
 	meta.Size, meta.CRC = int64(len(b)), int64(fileio.Checksum(b))
-	return meta, nil
+	return meta, b, nil
 }
 
 // ReadManifest reads and checks the manifest file meta describes. The
@@ -211,15 +238,25 @@ func (m *IO) ReadManifest(meta FileMeta) ([]Entry, error) {
 // WriteList writes a manifest list naming metas and returns a reference to
 // it; like WriteManifest, its name is durable after Sync.
 func (m *IO) WriteList(metas []FileMeta) (FileRef, error) {
-	b, err := encodeOCF(fileMetaSchema, metas)
+	ref, b, err := m.EncodeList(metas)
 	if err != nil {
-		return FileRef{}, fmt.Errorf("table %s: encode manifest list: %w", m.table, err)
+		return FileRef{}, err
 	}
-	ref := FileRef{Name: NewName("manifest-list", ""), Size: int64(len(b)), CRC: int64(fileio.Checksum(b))}
-	if err := fileio.Stage(m.fs, m.Path(ref.Name), b); err != nil {
-		return FileRef{}, fmt.Errorf("table %s: %w", m.table, err)
+	if err := m.Stage(ref.Name, b); err != nil {
+		return FileRef{}, err
 	}
 	return ref, nil
+}
+
+// EncodeList encodes a manifest list naming metas and returns a reference
+// to it (fresh name, size and CRC32C) and its bytes, for Stage.
+func (m *IO) EncodeList(metas []FileMeta) (FileRef, []byte, error) {
+	b, err := encodeOCF(fileMetaSchema, metas)
+	if err != nil {
+		return FileRef{}, nil, fmt.Errorf("table %s: encode manifest list: %w", m.table, err)
+	}
+	ref := FileRef{Name: NewName("manifest-list", ""), Size: int64(len(b)), CRC: int64(fileio.Checksum(b))}
+	return ref, b, nil
 }
 
 // ReadList reads and checks a manifest list; the zero ref gives nil.

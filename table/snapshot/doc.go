@@ -12,7 +12,14 @@
 // the epoch it completes. Ids are consecutive from 1.
 //
 // LATEST and EARLIEST are hints only; the snapshot files are the truth
-// (Paimon). EARLIEST also serves as the expiry fence, see Consumer.
+// (Paimon). LatestID probes forward from LATEST, which commits rewrite
+// only every few snapshots (package commit). EARLIEST also serves as the
+// expiry fence, see Consumer.
+//
+// Publishing is two steps when the commit wants it (Prepare, then
+// Pending.Publish): the snapshot file is written and fsynced under no name
+// while the manifests it names are written, and published once they are
+// durable; Publish returns only after the new name is durable too.
 //
 // The committed-epoch marker (snapshot/COMMITTED-EPOCH) records the highest
 // epoch committed by the table's writer, including epochs that changed

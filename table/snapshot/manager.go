@@ -92,17 +92,60 @@ func (m *Manager) Get(id base.SnapshotID) (*Snapshot, error) {
 // Publish writes s as snapshot s.ID with put-if-absent ([publish-once]).
 // Losing the race gives an error wrapping base.ErrConflict.
 func (m *Manager) Publish(s *Snapshot) error {
-	s.Version = FormatVersion
-	b, err := fileio.EncodeJSON(s)
+	p, err := m.Prepare(s)
 	if err != nil {
 		return err
 	}
-	if err := m.fs.PutIfAbsent(m.Path(s.ID), b); err != nil {
-		return fmt.Errorf("table %s: publish snapshot %d: %w", m.table, s.ID, err)
+	return p.Publish()
+}
+
+// Pending is a snapshot file written in full but not published: nothing
+// can read it until Publish ([publish-once]).
+type Pending struct {
+	m    *Manager
+	s    *Snapshot
+	file fileio.Pending
+}
+
+// Prepare encodes s and writes its file durably without publishing it
+// (fileio.Prepare), so that a commit can write the snapshot while it
+// writes the manifests the snapshot names, and publish it, at the cost of
+// its name only, once they are durable ([manifests-before-snapshot] in
+// package commit).
+func (m *Manager) Prepare(s *Snapshot) (*Pending, error) {
+	s.Version = FormatVersion
+	b, err := fileio.EncodeJSON(s)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fileio.Prepare(m.fs, m.Path(s.ID), b)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: prepare snapshot %d: %w", m.table, s.ID, err)
+	}
+	return &Pending{m: m, s: s, file: f}, nil
+}
+
+// Snapshot returns the prepared snapshot.
+func (p *Pending) Snapshot() *Snapshot { return p.s }
+
+// Publish makes the prepared snapshot snapshot s.ID with put-if-absent and
+// makes its name durable (fsync of the snapshot directory) before it
+// returns and wakes the readers of Changed. Losing the race gives an
+// error wrapping base.ErrConflict (fileio.ErrExist).
+func (p *Pending) Publish() error {
+	m := p.m
+	if err := p.file.Publish(); err != nil {
+		return fmt.Errorf("table %s: publish snapshot %d: %w", m.table, p.s.ID, err)
+	}
+	if err := fileio.SyncDir(m.fs, m.table+"/"+Dir); err != nil {
+		return fmt.Errorf("table %s: publish snapshot %d: %w", m.table, p.s.ID, err)
 	}
 	m.notifyChange()
 	return nil
 }
+
+// Discard drops an unpublished snapshot file.
+func (p *Pending) Discard() { p.file.Discard() }
 
 // Changed returns a channel that is closed once this manager publishes a
 // snapshot or raises the committed-epoch marker after the call: a reader

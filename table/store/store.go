@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -82,6 +83,36 @@ func (s *Store) DataPath(b int32, name string) string { return s.BucketDir(b) + 
 // by key. A data file of a primary-key table keeps blk in the cache: the
 // caller must not modify blk afterwards.
 func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, blk *record.Block, level int32, epoch base.Epoch) (manifest.DataFile, error) {
+	return s.writeFile(b, prefix, sc, blk, level, epoch, false)
+}
+
+// StageFile is WriteFile with the file staged (fileio.Stage): its content
+// is durable when StageFile returns, its name only after SyncBuckets of
+// its bucket. A writer stages the files of an epoch and syncs each bucket
+// directory once before it hands out the message naming them.
+func (s *Store) StageFile(b int32, prefix string, sc *schema.Schema, blk *record.Block, level int32, epoch base.Epoch) (manifest.DataFile, error) {
+	return s.writeFile(b, prefix, sc, blk, level, epoch, true)
+}
+
+// SyncBuckets makes the names of the files staged in buckets durable: one
+// directory fsync per bucket, all at once.
+func (s *Store) SyncBuckets(buckets []int32) error {
+	errs := make([]error, len(buckets))
+	var wg sync.WaitGroup
+	for i, b := range buckets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fileio.SyncDir(s.FS, s.BucketDir(b)); err != nil {
+				errs[i] = fmt.Errorf("table %s: bucket %d: %w", s.Dir, b, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (s *Store) writeFile(b int32, prefix string, sc *schema.Schema, blk *record.Block, level int32, epoch base.Epoch, stage bool) (manifest.DataFile, error) {
 	data, err := parquet.EncodeBlock(sc, blk)
 	if err != nil {
 		return manifest.DataFile{}, fmt.Errorf("table %s: bucket %d: %w", s.Dir, b, err)
@@ -101,7 +132,11 @@ func (s *Store) WriteFile(b int32, prefix string, sc *schema.Schema, blk *record
 			f.MaxSeq = max(f.MaxSeq, int64(q))
 		}
 	}
-	if err := s.FS.PutIfAbsent(s.DataPath(b, f.Name), data); err != nil {
+	put := s.FS.PutIfAbsent
+	if stage {
+		put = func(p string, data []byte) error { return fileio.Stage(s.FS, p, data) }
+	}
+	if err := put(s.DataPath(b, f.Name), data); err != nil {
 		return manifest.DataFile{}, fmt.Errorf("table %s: %w", s.Dir, err)
 	}
 	// The records just encoded are the file's content: the writer's
@@ -249,6 +284,24 @@ func (s *Store) LiveFiles(sn *snapshot.Snapshot) ([]manifest.Entry, error) {
 	}
 	s.mu.Unlock()
 	return live, nil
+}
+
+// RememberLive records live as the live files of snapshot sn, which a
+// commit of this process just published having computed them in memory,
+// so that the next commit and writer do not read sn's manifests back.
+// live must not be modified afterwards.
+func (s *Store) RememberLive(sn *snapshot.Snapshot, live []manifest.Entry) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.mu.live[sn.ID]; ok {
+		return
+	}
+	s.mu.live[sn.ID] = live
+	s.mu.liveOrder = append(s.mu.liveOrder, sn.ID)
+	if len(s.mu.liveOrder) > maxCachedSnapshots {
+		delete(s.mu.live, s.mu.liveOrder[0])
+		s.mu.liveOrder = s.mu.liveOrder[1:]
+	}
 }
 
 // ByBucket groups entries' files by bucket.

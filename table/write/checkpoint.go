@@ -61,6 +61,10 @@ func (w *Writer) Checkpoint() (State, error) {
 			}
 		}
 	}
+	// [names-before-message]: the state names staged files.
+	if err := w.syncBuckets(); err != nil {
+		return State{}, err
+	}
 	return s, nil
 }
 

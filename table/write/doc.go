@@ -66,10 +66,37 @@
 // uncommitted epochs, so that its lookups never read files the compactor
 // replaced and expiration removed.
 //
+// # Background compaction
+//
+// By default a prepare that picks a compaction runs it before it returns
+// (the epoch's message carries the result). SetAsyncCompaction makes the
+// writer run it on a goroutine instead, at most one per bucket, as
+// Paimon's writer hands compactions to an executor: the prepare of a
+// later epoch that touches the bucket puts the finished result in its
+// message, and waits for a running one only when the bucket holds more
+// than the compaction trigger plus stopTriggerExtra sorted runs (Paimon's
+// num-sorted-run.stop-trigger). The table sink turns it on: at 100K rows/s
+// rewriting a bucket took 10-250 ms, and the epoch that triggered it
+// waited that long to be committed, and every view over it with it.
+//
 // # Invariants
 //
 //   - [epoch-files] a data file holds records of one epoch only, so one
 //     epoch's files commit as one snapshot.
+//   - [names-before-message] the data and changelog files of an epoch are
+//     staged (fileio.Stage: content fsynced, name not yet durable), and
+//     each bucket directory they went to is fsynced once, all at once,
+//     before PrepareCommit or Checkpoint hands out the messages or state
+//     that name them: a checkpoint never names a file a crash can lose.
+//     Before, each file's put-if-absent synced its directory by itself.
+//   - [async-compaction] a background compaction reads only files that
+//     stay live until its result is committed (nothing else compacts a
+//     writer's buckets), writes only new files, which it makes durable,
+//     name included, before it finishes, and touches no bucket state; its
+//     result goes into exactly one message, of an epoch after the one
+//     that started it, so the files it merged and the files it wrote
+//     change places in one snapshot. A failed background compaction fails
+//     the prepare that finds it.
 //   - [one-writer-per-bucket] sequence numbers are only unique with a
 //     single writer per bucket; the committer refuses a second writer's
 //     files (commit.Check).

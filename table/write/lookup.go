@@ -183,10 +183,11 @@ func (w *Writer) lookupChangelog(b *bucket, e base.Epoch, newFiles []manifest.Da
 	if out.Len() == 0 {
 		return nil, nil
 	}
-	cl, err := w.st.WriteFile(b.id, "changelog", w.sc, out, 0, e)
+	cl, err := w.st.StageFile(b.id, "changelog", w.sc, out, 0, e)
 	if err != nil {
 		return nil, err
 	}
+	b.unsynced = true
 	return []manifest.DataFile{cl}, nil
 }
 

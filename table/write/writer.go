@@ -37,6 +37,7 @@ type Writer struct {
 	prepared   base.Epoch // everything <= prepared has been handed out
 	watermark  *int64
 	keyBuf     []byte // the last encoded key, reused for the next
+	async      bool   // compact in the background (SetAsyncCompaction)
 }
 
 type bucket struct {
@@ -61,6 +62,12 @@ type bucket struct {
 	// (mergetree.SortMerge), so nothing refers to the buffer any more. An
 	// append table's run is the buffer itself, which is never reused.
 	free *record.Block
+	// unsynced: files of the bucket were staged since its directory was
+	// last synced (syncBuckets).
+	unsynced bool
+	// compacting is the bucket's running or finished background
+	// compaction whose result no message holds yet; nil when none.
+	compacting *compaction
 }
 
 type epochData struct {
@@ -211,11 +218,12 @@ func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
 	ed.buf = nil
 	b.sizeHint = buf.Len()
 	if w.opts.ChangelogProducer == schema.ChangelogInput {
-		cl, err := w.st.WriteFile(b.id, "changelog", w.sc, buf, 0, e)
+		cl, err := w.st.StageFile(b.id, "changelog", w.sc, buf, 0, e)
 		if err != nil {
 			return err
 		}
 		ed.changelog = append(ed.changelog, cl)
+		b.unsynced = true
 	}
 	run := buf
 	if len(w.keyCols) > 0 {
@@ -227,10 +235,11 @@ func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
 			return nil // first-row fed only retractions: nothing to store
 		}
 	}
-	df, err := w.st.WriteFile(b.id, "data", w.sc, run, 0, e)
+	df, err := w.st.StageFile(b.id, "data", w.sc, run, 0, e)
 	if err != nil {
 		return err
 	}
+	b.unsynced = true
 	ed.files = append(ed.files, df)
 	return nil
 }
@@ -303,6 +312,12 @@ func (w *Writer) PrepareCommit(upTo base.Epoch) ([]commit.Message, error) {
 		}
 		msgs = append(msgs, msg)
 	}
+	// [names-before-message]: the files the messages name are staged;
+	// their names become durable here, before anyone can store the
+	// messages in a checkpoint.
+	if err := w.syncBuckets(); err != nil {
+		return nil, err
+	}
 	if len(msgs) == 0 || msgs[len(msgs)-1].Epoch < upTo {
 		msgs = append(msgs, commit.Message{CommitUser: w.user, Epoch: upTo, Kind: snapshot.Append, SchemaID: w.sc.ID, Watermark: w.watermark})
 	}
@@ -311,8 +326,34 @@ func (w *Writer) PrepareCommit(upTo base.Epoch) ([]commit.Message, error) {
 	return msgs, nil
 }
 
+// syncBuckets syncs the directory of every bucket with staged files, once
+// each and all at once ([names-before-message]).
+func (w *Writer) syncBuckets() error {
+	var ids []int32
+	for id, b := range w.buckets {
+		if b.unsynced {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := w.st.SyncBuckets(ids); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		w.buckets[id].unsynced = false
+	}
+	return nil
+}
+
 func (w *Writer) prepareBucket(b *bucket, e base.Epoch, ed *epochData) (commit.BucketChange, error) {
 	ch := commit.BucketChange{Bucket: b.id}
+	// A finished background compaction first, so that the lookups below
+	// read its output, which replaced the files it merged in the cache.
+	if err := w.finishCompaction(b, &ch); err != nil {
+		return ch, err
+	}
 	if err := w.spill(b, e, ed); err != nil {
 		return ch, err
 	}
@@ -336,27 +377,111 @@ func (w *Writer) prepareBucket(b *bucket, e base.Epoch, ed *epochData) (commit.B
 	if !w.opts.Compaction {
 		b.own = append(b.own, ed.files...)
 	}
-	if w.opts.Compaction && len(w.keyCols) > 0 {
+	if w.opts.Compaction && len(w.keyCols) > 0 && b.compacting == nil {
 		if u, ok := mergetree.Pick(mergetree.Runs(b.files), w.opts); ok {
+			if w.async {
+				b.compacting = w.startCompaction(b, u)
+				return ch, nil
+			}
 			after, err := compact.Rewrite(w.st, w.sc, b.f, b.id, u, w.opts.TargetFileRows)
 			if err != nil {
 				return ch, err
 			}
 			ch.CompactBefore, ch.CompactAfter = u.Files, after
-			gone := map[string]bool{}
-			for _, f := range u.Files {
-				gone[f.Name] = true
-			}
-			kept := b.files[:0]
-			for _, f := range b.files {
-				if !gone[f.Name] {
-					kept = append(kept, f)
-				}
-			}
-			b.files = append(kept, after...)
+			b.files = replaceFiles(b.files, u.Files, after)
 		}
 	}
 	return ch, nil
+}
+
+// replaceFiles returns files without gone, followed by after.
+func replaceFiles(files, gone, after []manifest.DataFile) []manifest.DataFile {
+	drop := make(map[string]bool, len(gone))
+	for _, f := range gone {
+		drop[f.Name] = true
+	}
+	out := make([]manifest.DataFile, 0, len(files)-len(gone)+len(after))
+	for _, f := range files {
+		if !drop[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return append(out, after...)
+}
+
+// compaction is a bucket's background compaction (SetAsyncCompaction).
+type compaction struct {
+	unit mergetree.Unit
+	// done is closed once after and err are set.
+	done  chan struct{}
+	after []manifest.DataFile
+	err   error
+}
+
+// startCompaction rewrites unit u of bucket b on a goroutine of its own,
+// with a merge function of its own (b.f serves the bucket's lookups); it
+// reads only immutable files and the store, and writes only new files.
+func (w *Writer) startCompaction(b *bucket, u mergetree.Unit) *compaction {
+	c := &compaction{unit: u, done: make(chan struct{})}
+	f := mergetree.NewFunc(w.sc, w.opts)
+	st, sc, id, rows := w.st, w.sc, b.id, w.opts.TargetFileRows
+	go func() {
+		defer close(c.done)
+		c.after, c.err = compact.RewriteKeep(st, sc, f, id, u, rows)
+	}()
+	return c
+}
+
+// finishCompaction puts the result of b's background compaction into ch
+// once it is done ([async-compaction]): it waits for it only when the
+// bucket has more than RunCountTrigger+stopTriggerExtra sorted runs, as
+// Paimon's writer stops at num-sorted-run.stop-trigger. A failed
+// compaction fails the prepare that finds it.
+func (w *Writer) finishCompaction(b *bucket, ch *commit.BucketChange) error {
+	c := b.compacting
+	if c == nil {
+		return nil
+	}
+	if len(mergetree.Runs(b.files)) > w.opts.RunCountTrigger+stopTriggerExtra {
+		<-c.done
+	}
+	select {
+	case <-c.done:
+	default:
+		return nil
+	}
+	b.compacting = nil
+	if c.err != nil {
+		return fmt.Errorf("table %s: bucket %d: compaction: %w", w.st.Dir, b.id, c.err)
+	}
+	ch.CompactBefore, ch.CompactAfter = c.unit.Files, c.after
+	b.files = replaceFiles(b.files, c.unit.Files, c.after)
+	w.st.Forget(b.id, c.unit.Files)
+	return nil
+}
+
+// stopTriggerExtra is how many sorted runs above the compaction trigger a
+// bucket may hold before a prepare waits for its running compaction
+// (Paimon's default num-sorted-run.stop-trigger is the trigger plus 3).
+const stopTriggerExtra = 3
+
+// SetAsyncCompaction makes the writer compact in the background
+// ([async-compaction]): a prepare that picks a compaction starts it and
+// goes on, and the prepare of a later epoch that touches the bucket puts
+// its result in that epoch's message. A streaming sink turns it on, so
+// that rewriting a bucket does not hold up the epoch that triggered it.
+func (w *Writer) SetAsyncCompaction(on bool) { w.async = on }
+
+// WaitCompaction waits until no background compaction of the writer runs;
+// their results still go into the messages of the next prepares. A writer
+// that is dropped need not call it: a compaction's files are in no
+// snapshot until a message names them, and orphan cleanup removes them.
+func (w *Writer) WaitCompaction() {
+	for _, b := range w.buckets {
+		if b.compacting != nil {
+			<-b.compacting.done
+		}
+	}
 }
 
 // refresh rebuilds the bucket views of a write-only writer from the latest

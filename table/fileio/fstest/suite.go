@@ -101,4 +101,41 @@ func Run(t *testing.T, f fileio.FS) {
 	if ls, _ := f.List("s"); len(ls) != 2 {
 		t.Fatalf("List(s) = %v, want HINT and one (no temporary files left)", ls)
 	}
+	// Prepared files: no name until Publish, put-if-absent at Publish,
+	// nothing left by Discard.
+	p, err := fileio.Prepare(f, "p/snap-1", []byte("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := f.Exists("p/snap-1"); ok {
+		t.Fatal("prepared file visible before Publish")
+	}
+	if err := p.Publish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fileio.SyncDir(f, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := f.ReadFile("p/snap-1"); string(b) != "first" {
+		t.Fatalf("published file holds %q, want first", b)
+	}
+	p2, err := fileio.Prepare(f, "p/snap-1", []byte("second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.Publish(); !errors.Is(err, fileio.ErrExist) {
+		t.Fatalf("Publish on an existing name: %v", err)
+	}
+	p2.Discard()
+	if b, _ := f.ReadFile("p/snap-1"); string(b) != "first" {
+		t.Fatalf("lost race changed the file: %q", b)
+	}
+	p3, err := fileio.Prepare(f, "p/snap-2", []byte("dropped"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p3.Discard()
+	if ls, _ := f.List("p"); len(ls) != 1 || ls[0].Name != "snap-1" {
+		t.Fatalf("List(p) = %v, want snap-1 alone (no temporary files left)", ls)
+	}
 }
