@@ -160,6 +160,9 @@ func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode
 	if len(rels.seen) == 0 {
 		return readScanner{db: rels.db}, nil, nil
 	}
+	if err := e.checkBatchRows(rels); err != nil {
+		return nil, nil, err
+	}
 	if err := e.checkReadable(ctx, rels.seen); err != nil {
 		return nil, nil, err
 	}
@@ -177,6 +180,9 @@ func (e *Engine) scanner(ctx context.Context, rels *relations, mode version.Mode
 
 // scannerAt reads the relations a binding looked up at epoch ep.
 func (e *Engine) scannerAt(rels *relations, ep base.Epoch) (exec.Scanner, map[catalog.ObjectName]base.Epoch, error) {
+	if err := e.checkBatchRows(rels); err != nil {
+		return nil, nil, err
+	}
 	rows := map[catalog.ObjectName][]types.Row{}
 	epochs := map[catalog.ObjectName]base.Epoch{}
 	for _, n := range rels.seen {
@@ -658,4 +664,52 @@ func interruptible(ectx *expr.Context, ctx context.Context) *expr.Context {
 	}
 	c.Interrupt = ctx
 	return &c
+}
+
+// batchRowLimit is the most rows, over all the tables a statement reads,
+// that the batch executor reads into memory: the statements DuckDB does
+// not answer (INSERT ... SELECT, UPDATE and DELETE with subqueries, reads
+// of system tables joined with tables) hold every row of their inputs as
+// Go values, a few hundred bytes each, so ten million rows of Nexmark's
+// bid took the process past 3 GB and down. Above it the statement is
+// refused (54000) before anything is read.
+var batchRowLimit int64 = 2_000_000
+
+// checkBatchRows refuses a batch-executor read of rels whose tables hold
+// more than batchRowLimit rows in their latest snapshots (the rows of
+// their live data files, an upper bound where updates are not yet
+// compacted).
+func (e *Engine) checkBatchRows(rels *relations) error {
+	var total int64
+	var largest catalog.ObjectName
+	var largestRows int64
+	for _, n := range rels.seen {
+		t, err := e.Table(n)
+		if err != nil {
+			continue // a system table or a source: the read says what is wrong
+		}
+		sn, err := t.Latest()
+		if err != nil || sn == nil {
+			continue
+		}
+		live, err := t.Store().LiveFiles(sn)
+		if err != nil {
+			return err
+		}
+		var rows int64
+		for _, f := range live {
+			rows += f.File.Rows
+		}
+		total += rows
+		if rows > largestRows {
+			largest, largestRows = n, rows
+		}
+	}
+	if total <= batchRowLimit {
+		return nil
+	}
+	err := sqlerr.New(sqlerr.ProgramLimitExceeded,
+		"this statement would read %d rows into memory (%s holds %d), more than the %d this kind of statement may read", total, largest.Name, largestRows, batchRowLimit)
+	err.Hint = "INSERT ... SELECT, UPDATE and DELETE read their inputs whole. A plain SELECT has no such limit; to keep a large query's result, CREATE MATERIALIZED VIEW ... AS SELECT, or CREATE SINK ... INTO a table."
+	return err
 }

@@ -37,7 +37,13 @@ the stored view at that epoch. It asks a running Strata over HTTP (--http),
 or, with --data, opens a stopped instance's data directory without running
 its jobs. It prints the differences and exits 1 when a view differs, 2
 when a view could not be verified (unknown, or an epoch not kept).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				// A usage error verified nothing: exit 2, not 1.
+				return cannotVerify{errors.New("name at least one materialized view to verify")}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, views []string) (err error) {
 			// Not reaching the views at all (no server answers, the data
 			// directory is in use) is "could not verify" (exit 2), not a

@@ -83,7 +83,7 @@ func TestVerifyUnreachableIsExit2(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	for _, args := range [][]string{{"verify", "--http", addr, "v"}, {"verify", "--data", filepath.Join(t.TempDir(), "missing", "\x00"), "v"}} {
+	for _, args := range [][]string{{"verify", "--http", addr}, {"verify", "--http", addr, "v"}, {"verify", "--data", filepath.Join(t.TempDir(), "missing", "\x00"), "v"}} {
 		var out bytes.Buffer
 		cmd := newRootCommand()
 		cmd.SetOut(&out)

@@ -271,7 +271,7 @@ func (e *ExpiredError) Error() string {
 	if e.Earliest == 0 {
 		return fmt.Sprintf("epoch %d is no longer kept: its snapshot has expired", e.Epoch)
 	}
-	return fmt.Sprintf("epoch %d is no longer kept: the snapshots before epoch %d have expired (the table options snapshot.num-retained.min, snapshot.num-retained.max and snapshot.time-retained set how many are kept)", e.Epoch, e.Earliest)
+	return fmt.Sprintf("epoch %d is no longer kept: the snapshots before epoch %d have expired, so the table at epoch %d cannot be read (nor told apart from a table that did not exist yet then); the table options snapshot.num-retained.min, snapshot.num-retained.max and snapshot.time-retained set how many are kept", e.Epoch, e.Earliest, e.Epoch)
 }
 
 // Unwrap makes errors.Is(err, base.ErrNotFound) hold.

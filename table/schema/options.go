@@ -100,6 +100,7 @@ type Options struct {
 var intOptionMin = map[string]int{
 	"bucket": 1, "write-buffer-rows": 1, "target-file-rows": 1,
 	"num-levels": 2, "num-sorted-run.compaction-trigger": 1,
+	"snapshot.num-retained.min": 1, "snapshot.num-retained.max": 1,
 }
 
 // ParseOptions parses s.Options. Unknown engines, functions or bad numbers
@@ -179,6 +180,11 @@ func ParseOptions(s *Schema) (Options, error) {
 			}
 			o.Aggregates[col] = v
 		}
+	}
+	if o.RetainMin > o.RetainMax {
+		// Paimon refuses this too: the min would silently win.
+		return o, fmt.Errorf("option \"snapshot.num-retained.min\" (%d) is more than \"snapshot.num-retained.max\" (%d); the defaults are 10 and 100, so a max below 10 needs a min too: %w",
+			o.RetainMin, o.RetainMax, base.ErrInvalidArgument)
 	}
 	if !s.HasPrimaryKey() && o.ChangelogProducer == ChangelogLookup {
 		o.ChangelogProducer = ChangelogInput

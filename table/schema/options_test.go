@@ -21,7 +21,7 @@ func TestOptionErrors(t *testing.T) {
 		{map[string]string{"bucket": "four"}, `option "bucket": "four" is not a whole number >= 1`},
 		{map[string]string{"bucket": "0"}, `option "bucket": "0" is not a whole number >= 1`},
 		{map[string]string{"num-levels": "1"}, `option "num-levels": "1" is not a whole number >= 2`},
-		{map[string]string{"snapshot.num-retained.min": "-1"}, `option "snapshot.num-retained.min": "-1" is not a whole number >= 0`},
+		{map[string]string{"snapshot.num-retained.min": "-1"}, `option "snapshot.num-retained.min": "-1" is not a whole number >= 1`},
 		{map[string]string{"changelog-producer": "full"}, `option "changelog-producer": "full" is not one of none, input, lookup`},
 		{map[string]string{"fields.s.aggregate-function": "avg"}, `option "fields.s.aggregate-function": "avg" is not one of sum, min, max, last_value, last_non_null_value`},
 		{map[string]string{"fields.s.aggregate-function": "sum"}, `option "fields.s.aggregate-function": "sum" needs a numeric column, and s is`},
