@@ -22,6 +22,7 @@ import (
 	"github.com/stratadb/strata/dataflow/task"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
@@ -104,6 +105,18 @@ func (e *Engine) Jobs() []JobStatus {
 		out = append(out, st)
 	}
 	return out
+}
+
+// JobStatusText is the status shown for a job (strata_catalog.jobs, SHOW
+// JOBS): the meta service's status, except that an instance opened
+// without its jobs (Options.NoJobs, strata start --no-jobs) shows STOPPED
+// for a job it does not run, which the meta service would go on calling
+// RUNNING until its heartbeats time out.
+func (e *Engine) JobStatusText(status meta.JobStatus, local JobStatus) string {
+	if e.opts.NoJobs && !local.Running {
+		return "STOPPED"
+	}
+	return string(status)
 }
 
 // IngestPosition returns the source position at which ingest job job last

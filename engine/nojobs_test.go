@@ -51,6 +51,9 @@ func TestNoJobsDropsAView(t *testing.T) {
 	if got := queryOne(t, e, "SELECT n FROM av"); got != "(1)" {
 		t.Fatalf("av without jobs: %s, want (1)", got)
 	}
+	if got := queryOne(t, e, "SELECT name, status FROM strata_catalog.jobs"); got != "(dml-dev-a, STOPPED)\n(view-dev-av, STOPPED)" {
+		t.Fatalf("jobs without jobs running: %s, want both STOPPED", got)
+	}
 	if _, err := e.Apply(ctx, a, row(2)); sqlerr.Code(err) != sqlerr.ObjectNotInPrerequisiteState {
 		t.Fatalf("a write without jobs: %v, want 55000", err)
 	}

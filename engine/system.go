@@ -109,7 +109,7 @@ var systemTables = map[string]systemTable{
 					errText = text(base.UserMessage(j.Reason))
 				}
 				cp := l.LastCheckpoint
-				out = append(out, types.Row{text(j.Job.Name), text(string(j.Job.Kind)), text(string(j.Status)),
+				out = append(out, types.Row{text(j.Job.Name), text(string(j.Job.Kind)), text(e.JobStatusText(j.Status, l)),
 					text(names(j.Job.Reads)), text(names(j.Job.Writes)), i64(int64(l.Restarts)),
 					i64(int64(max(j.LastCheckpoint, cp.ID))), i64(cp.Duration.Milliseconds()), i64(cp.StateBytes + cp.ChannelStateBytes),
 					i64(cp.ChannelStateBytes), errText})
