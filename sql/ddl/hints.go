@@ -51,6 +51,9 @@ func (p *parser) withHint(err error) error {
 		hint = p.procTimeHint(at)
 	}
 	if hint == "" {
+		hint = p.flinkClauseHint(at)
+	}
+	if hint == "" {
 		return err
 	}
 	c := *se
@@ -230,4 +233,30 @@ func (p *parser) optionNameHint(c *cursor, key int) string {
 		b.WriteString(strings.ToLower(t.text))
 	}
 	return "An option name that holds a dash is quoted: '" + b.String() + "' = ... (dotted names such as nexmark.table need no quotes)."
+}
+
+// flinkClauseHint recognises two Flink clauses at token at: `PRIMARY KEY
+// (id) NOT ENFORCED` (at the ENFORCED) and a temporal join's `FOR
+// SYSTEM_TIME AS OF` (at the FOR or the SYSTEM_TIME, where Postgres's
+// parser stops), and returns Strata's form.
+func (p *parser) flinkClauseHint(at int) string {
+	if at < 1 {
+		return ""
+	}
+	prev, cur := p.toks[at-1].word(), p.toks[at].word()
+	next := ""
+	if at+1 < len(p.toks) {
+		next = p.toks[at+1].word()
+	}
+	switch {
+	case cur == "for" && next == "system_time":
+		cur, prev = "system_time", "for"
+	}
+	switch {
+	case prev == "not" && cur == "enforced":
+		return "Strata's PRIMARY KEY takes no NOT ENFORCED: write PRIMARY KEY (...). A table's key is its upsert key: an INSERT of an existing key replaces the row."
+	case prev == "for" && cur == "system_time":
+		return "Strata writes a lookup (temporal) join as JOIN LOOKUP(t) AS alias ON alias.key = ..., which reads t at each row's epoch; a whole query reads an older version with AS OF EPOCH n at its end."
+	}
+	return ""
 }

@@ -31,6 +31,10 @@ func TestDialectHints(t *testing.T) {
 			"pt TIMESTAMPTZ GENERATED ALWAYS AS (proctime()) STORED."},
 		{"dash in an option name", `CREATE TABLE t3 (a INT) WITH (merge-engine = 'deduplicate')`, "-", `syntax error at or near "-"`,
 			"'merge-engine' = ..."},
+		{"flink not enforced", `CREATE TABLE t4 (id INT, PRIMARY KEY (id) NOT ENFORCED)`, "ENFORCED", `syntax error at or near "ENFORCED"`,
+			"takes no NOT ENFORCED"},
+		{"flink temporal join", `SELECT * FROM orders o JOIN customers FOR SYSTEM_TIME AS OF o.ts AS c ON c.id = o.cid`, "FOR SYSTEM_TIME", `syntax error at or near "FOR"`,
+			"JOIN LOOKUP(t) AS alias"},
 		{"dash in a dotted option name", `CREATE TABLE t3 (a INT) WITH (connector = 'datagen', fields.a.null-rate = '0.1')`, "-", `syntax error at or near "-"`,
 			"'fields.a.null-rate' = ..."},
 	} {
