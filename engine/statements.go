@@ -710,6 +710,6 @@ func (e *Engine) checkBatchRows(rels *relations) error {
 	}
 	err := sqlerr.New(sqlerr.ProgramLimitExceeded,
 		"this statement would read %d rows into memory (%s holds %d), more than the %d this kind of statement may read", total, largest.Name, largestRows, batchRowLimit)
-	err.Hint = "INSERT ... SELECT, UPDATE and DELETE read their inputs whole. A plain SELECT has no such limit; to keep a large query's result, CREATE MATERIALIZED VIEW ... AS SELECT, or CREATE SINK ... INTO a table."
+	err.Hint = "INSERT ... SELECT, UPDATE and DELETE, and the few SELECTs DuckDB does not run, read their inputs whole; other SELECTs have no such limit. To keep a large query's result, CREATE MATERIALIZED VIEW ... AS SELECT, or CREATE SINK ... INTO a table."
 	return err
 }
