@@ -244,13 +244,8 @@ func (p *parser) flinkClauseHint(at int) string {
 		return ""
 	}
 	prev, cur := p.toks[at-1].word(), p.toks[at].word()
-	next := ""
-	if at+1 < len(p.toks) {
-		next = p.toks[at+1].word()
-	}
-	switch {
-	case cur == "for" && next == "system_time":
-		cur, prev = "system_time", "for"
+	if cur == "for" && at+1 < len(p.toks) && p.toks[at+1].word() == "system_time" {
+		prev, cur = cur, "system_time" // Postgres's parser stopped at the FOR
 	}
 	switch {
 	case prev == "not" && cur == "enforced":

@@ -136,26 +136,14 @@ func (b *builder) join(n *plan.Join) (stage, error) {
 	}
 	eval := b.opts.Eval
 	withKeys := func(in stage, sel *plan.Project, keys []expr.Expr) (stage, []int) {
-		var exprs []expr.Expr
-		detail := "join keys"
-		if sel == nil {
-			for i, t := range in.types {
-				exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
-			}
-		} else {
-			// The side's narrowing Project, computed here: the keys
-			// read its columns, which are columns of in.
-			exprs = append(exprs, sel.Exprs...)
-			at := make([]int, len(sel.Exprs))
-			names := make([]string, len(sel.Exprs))
-			for i, e := range sel.Exprs {
-				at[i] = e.(*expr.ColumnRef).Index
-				names[i] = e.String()
-			}
+		// The side's narrowing Project, if any, is computed here: the
+		// keys read its columns, which are columns of in.
+		exprs, at, columns := keyStepColumns(in, sel)
+		detail := columns + "join keys"
+		if at != nil {
 			for i, k := range keys {
 				keys[i] = remap(k, at)
 			}
-			detail = fmt.Sprintf("columns %s (%d of %d), join keys", strings.Join(names, ", "), len(sel.Exprs), len(in.types))
 		}
 		width := len(exprs)
 		cols := make([]int, len(keys))
@@ -254,4 +242,28 @@ func (b *builder) joinSide(n plan.Node) (stage, *plan.Project, error) {
 	}
 	s, err := b.node(n)
 	return s, nil, err
+}
+
+// keyStepColumns returns the leading expressions of a key step (a Map
+// that computes an operator's keys after the row it passes on) over
+// stage in: in's columns as they are when sel is nil, else the columns
+// the narrowing Project sel keeps (prune.go). at maps sel's column i to
+// its column of in (nil without sel), for remapping expressions over
+// sel's output; detail names the kept columns for EXPLAIN ("columns a, b
+// (2 of 7), "; empty without sel).
+func keyStepColumns(in stage, sel *plan.Project) (exprs []expr.Expr, at []int, detail string) {
+	if sel == nil {
+		for i, t := range in.types {
+			exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
+		}
+		return exprs, nil, ""
+	}
+	exprs = append(exprs, sel.Exprs...)
+	at = make([]int, len(sel.Exprs))
+	names := make([]string, len(sel.Exprs))
+	for i, e := range sel.Exprs {
+		at[i] = e.(*expr.ColumnRef).Index
+		names[i] = e.String()
+	}
+	return exprs, at, fmt.Sprintf("columns %s (%d of %d), ", strings.Join(names, ", "), len(sel.Exprs), len(in.types))
 }

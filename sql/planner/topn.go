@@ -32,23 +32,11 @@ func (b *builder) topN(input plan.Node, partition []expr.Expr, order []plan.Sort
 	if err != nil {
 		return stage{}, err
 	}
-	var exprs []expr.Expr
-	what := "partition and order keys"
-	if sel == nil {
-		for i, t := range in.types {
-			exprs = append(exprs, &expr.ColumnRef{Index: i, Typ: t})
-		}
-	} else {
-		exprs = append(exprs, sel.Exprs...)
-		at := make([]int, len(sel.Exprs))
-		names := make([]string, len(sel.Exprs))
-		for i, e := range sel.Exprs {
-			at[i] = e.(*expr.ColumnRef).Index
-			names[i] = e.String()
-		}
+	exprs, at, columns := keyStepColumns(in, sel)
+	what := columns + "partition and order keys"
+	if at != nil {
 		partition = remapAll(partition, at)
 		order = remapKeys(order, at)
-		what = fmt.Sprintf("columns %s (%d of %d), partition and order keys", strings.Join(names, ", "), len(sel.Exprs), len(in.types))
 	}
 	width := len(exprs)
 	global := len(partition) == 0
