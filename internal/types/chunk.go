@@ -65,6 +65,32 @@ func (v *Vector) Append(d Datum) {
 	}
 }
 
+// AppendRange adds rows lo..hi-1 of src at the end of v, slice by slice,
+// as Append of each of src's datums would. src's type must be of v's
+// family (the same kind, or both string kinds: Append's rule); another
+// panics, as Append does.
+func (v *Vector) AppendRange(src *Vector, lo, hi int) {
+	if family(src.Type.Kind) != family(v.Type.Kind) {
+		panic("types: Vector.AppendRange of a " + src.Type.String() + " column to a " + v.Type.String() + " column")
+	}
+	v.Nulls = append(v.Nulls, src.Nulls[lo:hi]...)
+	switch family(v.Type.Kind) {
+	case famBool, famInt, famDate, famTime, famTimestamp, famTimestampTZ:
+		v.Ints = append(v.Ints, src.Ints[lo:hi]...)
+	case famInterval:
+		v.Ints = append(v.Ints, src.Ints[lo:hi]...)
+		v.Aux = append(v.Aux, src.Aux[lo:hi]...)
+	case famFloat:
+		v.Floats = append(v.Floats, src.Floats[lo:hi]...)
+	case famNumeric:
+		v.Decimals = append(v.Decimals, src.Decimals[lo:hi]...)
+	case famString, famBytes, famUUID, famJSONB:
+		v.Strs = append(v.Strs, src.Strs[lo:hi]...)
+	default:
+		panic("types: Vector of unsupported type " + v.Type.String())
+	}
+}
+
 // Get returns row i as a Datum of the column's kind (Strings keep the kind
 // they were appended with only as far as the column type: a VARCHAR column
 // returns VARCHAR datums).

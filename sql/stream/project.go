@@ -1,8 +1,6 @@
 package stream
 
 import (
-	"slices"
-
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/sql/expr"
@@ -236,7 +234,7 @@ func (m *Map) project(c *types.Chunk) error {
 		}
 		col := &c.Cols[m.refCol[j]]
 		if all {
-			out.Cols[j] = cloneVector(col)
+			out.Cols[j] = shareVector(col)
 			continue
 		}
 		out.Cols[j] = selectVector(col, m.sel)
@@ -280,7 +278,7 @@ func (m *Map) copyColumns(c *types.Chunk) error {
 	for j, r := range m.refs {
 		col := &c.Cols[r]
 		if all {
-			out.Cols[j] = cloneVector(col)
+			out.Cols[j] = shareVector(col)
 			continue
 		}
 		out.Cols[j] = selectVector(col, m.sel)
@@ -292,12 +290,18 @@ func (m *Map) copyColumns(c *types.Chunk) error {
 	return m.ctx.Output.Emit(out)
 }
 
-// cloneVector copies v's values (a NUMERIC's decimals are shared, as
-// Vector.Get and Append share them).
-func cloneVector(v *types.Vector) types.Vector {
-	return types.Vector{Type: v.Type, Nulls: slices.Clone(v.Nulls), Ints: slices.Clone(v.Ints), Aux: slices.Clone(v.Aux),
-		Floats: slices.Clone(v.Floats), Decimals: slices.Clone(v.Decimals), Strs: slices.Clone(v.Strs)}
+// shareVector returns v with its slices shared, not copied: input chunks
+// are immutable and Map does not borrow them (operator doc,
+// invariant chunk-immutable), so the output may hold the same values.
+// Each slice is capped at its length, so that an append to either vector
+// can never write into the other's array.
+func shareVector(v *types.Vector) types.Vector {
+	return types.Vector{Type: v.Type, Nulls: capped(v.Nulls), Ints: capped(v.Ints), Aux: capped(v.Aux),
+		Floats: capped(v.Floats), Decimals: capped(v.Decimals), Strs: capped(v.Strs)}
 }
+
+// capped returns s with its capacity cut to its length.
+func capped[T any](s []T) []T { return s[:len(s):len(s)] }
 
 // filter emits the rows of c that Filter keeps (all of them without one).
 func (m *Map) filter(c *types.Chunk) error {

@@ -288,6 +288,25 @@ func (b *Block) AppendRow(key []byte, seq base.SeqNum, kind types.RowKind, row t
 	}
 }
 
+// AppendRange adds rows lo..hi-1 of c as records of an append table
+// (b has no keys), with row kind kind and sequence numbers seq, seq+1,
+// ...: AppendRow of each row, column by column. c's columns must be of
+// b's type families (schema.CheckChunk); b must not be keyed.
+func (b *Block) AppendRange(c *types.Chunk, lo, hi int, seq base.SeqNum, kind types.RowKind) {
+	if b.KeyOffs != nil {
+		panic("record: AppendRange to a keyed block")
+	}
+	b.ownsStrings = false
+	for range hi - lo {
+		b.Kinds = append(b.Kinds, kind)
+		b.Seqs = append(b.Seqs, seq)
+		seq++
+	}
+	for j := range b.Cols {
+		b.Cols[j].AppendRange(&c.Cols[j], lo, hi)
+	}
+}
+
 // appendDatum is v.Append(*d) with the common column types (integers and
 // strings) appended without types.Vector.Append's check of d's family
 // against the column's, which callers have made (schema.CheckRow): that

@@ -175,6 +175,28 @@ func (s *Schema) CheckRow(row types.Row) error {
 	return nil
 }
 
+// CheckChunk checks that every row of c fits s, column by column: the
+// width, each column's type and NOT NULL columns. It is CheckRow of each
+// row except that a column of another type family is refused even when
+// all its values are NULL (CheckRow accepts a NULL of any kind): a chunk
+// that passes can be appended to s's vectors slice by slice. Errors wrap
+// base.ErrInvalidArgument and name the column.
+func (s *Schema) CheckChunk(c *types.Chunk) error {
+	if c.Width() != len(s.Fields) {
+		return fmt.Errorf("row has %d values, table has %d columns: %w", c.Width(), len(s.Fields), base.ErrInvalidArgument)
+	}
+	for i := range c.Cols {
+		v, f := &c.Cols[i], &s.Fields[i]
+		if !f.Nullable && slices.Contains(v.Nulls, true) {
+			return fmt.Errorf("column %q is NOT NULL: %w", f.Name, base.ErrInvalidArgument)
+		}
+		if !sameFamily(v.Type.Kind, f.Type.Kind) {
+			return fmt.Errorf("column %q of type %s got a %s value: %w", f.Name, f.Type, v.Type.Kind, base.ErrInvalidArgument)
+		}
+	}
+	return nil
+}
+
 func sameFamily(a, b types.Kind) bool {
 	if a == b {
 		return true

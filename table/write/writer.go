@@ -170,6 +170,17 @@ func (w *Writer) Write(e base.Epoch, kind types.RowKind, row types.Row) error {
 		w.keyBuf = key
 	}
 	b := w.getBucket(w.bucketOf(key))
+	ed := w.epochBuffer(b, e)
+	ed.buf.AppendRow(key, b.nextSeq, kind, row)
+	b.nextSeq++
+	if ed.buf.Len() >= w.opts.WriteBufferRows {
+		return w.spill(b, e, ed)
+	}
+	return nil
+}
+
+// epochBuffer returns bucket b's data of epoch e, with a write buffer.
+func (w *Writer) epochBuffer(b *bucket, e base.Epoch) *epochData {
 	ed := b.cur
 	if ed == nil || b.curEpoch != e {
 		if ed = b.pending[e]; ed == nil {
@@ -188,21 +199,54 @@ func (w *Writer) Write(e base.Epoch, kind types.RowKind, row types.Row) error {
 			ed.buf = record.NewBlock(w.types, len(w.keyCols) > 0, min(b.sizeHint+b.sizeHint/8, w.opts.WriteBufferRows))
 		}
 	}
-	ed.buf.AppendRow(key, b.nextSeq, kind, row)
-	b.nextSeq++
-	if ed.buf.Len() >= w.opts.WriteBufferRows {
-		return w.spill(b, e, ed)
-	}
-	return nil
+	return ed
 }
 
-// WriteChunk writes every row of c in epoch e.
+// WriteChunk writes every row of c in epoch e. An append table takes
+// a chunk of inserts that fits its schema column by column (appendChunk);
+// any other chunk goes row by row through Write.
 func (w *Writer) WriteChunk(e base.Epoch, c *types.Chunk) error {
+	if len(w.keyCols) == 0 && c.Len() > 0 && e >= w.lastEpoch && e > w.prepared &&
+		allInserts(c.Kinds) && w.sc.CheckChunk(c) == nil {
+		return w.appendChunk(e, c)
+	}
 	row := make(types.Row, c.Width())
 	for i := 0; i < c.Len(); i++ {
 		row = c.AppendRowTo(row[:0], i)
 		if err := w.Write(e, c.Kind(i), row); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// allInserts reports whether every kind is +I.
+func allInserts(kinds []types.RowKind) bool {
+	for _, k := range kinds {
+		if k != types.Insert {
+			return false
+		}
+	}
+	return true
+}
+
+// appendChunk is Write of each row of c, an all-insert chunk that fits
+// the schema of an append table (bucket 0, no keys), with the rows
+// appended to the write buffer column by column: the buffer spills at
+// WriteBufferRows rows exactly as row by row.
+func (w *Writer) appendChunk(e base.Epoch, c *types.Chunk) error {
+	w.lastEpoch = e
+	b := w.getBucket(0)
+	for lo := 0; lo < c.Len(); {
+		ed := w.epochBuffer(b, e)
+		hi := min(c.Len(), lo+w.opts.WriteBufferRows-ed.buf.Len())
+		ed.buf.AppendRange(c, lo, hi, b.nextSeq, types.Insert)
+		b.nextSeq += base.SeqNum(hi - lo)
+		lo = hi
+		if ed.buf.Len() >= w.opts.WriteBufferRows {
+			if err := w.spill(b, e, ed); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

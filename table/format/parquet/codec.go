@@ -303,6 +303,23 @@ func fillColumn(vals []pq.Value, v *types.Vector, lo int, c column, def int) boo
 				vals[i].SetDefinitionLevel(def)
 			}
 		}
+	case types.KindNumeric:
+		// The decimals' text goes into one buffer per batch rather than
+		// a string and a copy of it per value: the column's writer copies
+		// the bytes, and a buffer that grows leaves the values already
+		// set pointing into its old array, which stays unchanged.
+		var text []byte
+		for i, d := range v.Decimals[lo : lo+len(vals)] {
+			if !nulls[i] {
+				if text == nil {
+					text = make([]byte, 0, 16*len(vals))
+				}
+				start := len(text)
+				text = d.Append(text, 'f')
+				vals[i] = pq.ByteArrayValue(text[start:len(text):len(text)])
+				vals[i].SetDefinitionLevel(def)
+			}
+		}
 	default:
 		for i := range vals {
 			if !nulls[i] {

@@ -302,3 +302,52 @@ func TestEncodings(t *testing.T) {
 		}
 	}
 }
+
+// NUMERIC values keep their exact text (sign, scale, special values)
+// through a file of several write batches, with NULLs among them.
+func TestRoundTripNumerics(t *testing.T) {
+	s, err := schema.New([]schema.Field{{Name: "k", Type: types.Int64}, {Name: "n", Type: types.Numeric, Nullable: true}}, []string{"k"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"0", "-0", "0.000", "1.5", "-12.3400", "123456789012345678901234567890.123456789",
+		"1E+5", "-7E-12", "NaN", "Infinity", "-Infinity", "18446744073709551615", "0.908"}
+	const n = 5000
+	kvs := make([]record.KV, n)
+	want := make([]string, n)
+	for i := range kvs {
+		v := types.Null
+		if i%7 != 3 {
+			text := texts[i%len(texts)]
+			if i%len(texts) == 3 {
+				text = fmt.Sprintf("%d.%03d", i*977, i%1000)
+			}
+			d, _, err := apd.NewFromString(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, want[i] = types.NewNumeric(d), d.Text('f')
+		}
+		kvs[i] = record.KV{Seq: base.SeqNum(i + 1), Kind: types.Insert, Row: types.Row{types.NewInt64(int64(i)), v}}
+	}
+	data, err := EncodeBlock(s, record.BlockOf(s.Types(), s.HasPrimaryKey(), kvs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode("f", data, s, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d rows, want %d", len(got), n)
+	}
+	for i, kv := range got {
+		d := kv.Row[1]
+		switch {
+		case want[i] == "" && !d.IsNull():
+			t.Fatalf("row %d: %v, want NULL", i, d)
+		case want[i] != "" && (d.IsNull() || d.Decimal().Text('f') != want[i]):
+			t.Fatalf("row %d: %v, want %s", i, d, want[i])
+		}
+	}
+}
