@@ -315,7 +315,7 @@ func fillColumn(vals []pq.Value, v *types.Vector, lo int, c column, def int) boo
 					text = make([]byte, 0, 16*len(vals))
 				}
 				start := len(text)
-				text = d.Append(text, 'f')
+				text = appendDecimalText(text, d)
 				vals[i] = pq.ByteArrayValue(text[start:len(text):len(text)])
 				vals[i].SetDefinitionLevel(def)
 			}
@@ -328,6 +328,39 @@ func fillColumn(vals []pq.Value, v *types.Vector, lo int, c column, def int) boo
 		}
 	}
 	return true
+}
+
+// appendDecimalText appends d.Text('f') to buf. A finite d whose
+// coefficient fits 64 bits (nearly every value a table holds) is written
+// from its digits here; apd's formatter, which this matches byte for byte
+// (TestDecimalText), goes through its big-integer digit conversion.
+func appendDecimalText(buf []byte, d *apd.Decimal) []byte {
+	if d.Form != apd.Finite || !d.Coeff.IsUint64() {
+		return d.Append(buf, 'f')
+	}
+	if d.Negative {
+		buf = append(buf, '-')
+	}
+	var scratch [20]byte
+	digits := strconv.AppendUint(scratch[:0], d.Coeff.Uint64(), 10)
+	if d.Exponent >= 0 {
+		buf = append(buf, digits...)
+		for range d.Exponent {
+			buf = append(buf, '0')
+		}
+		return buf
+	}
+	frac := -int(d.Exponent) // digits after the point
+	if whole := len(digits) - frac; whole > 0 {
+		buf = append(buf, digits[:whole]...)
+		buf = append(buf, '.')
+		return append(buf, digits[whole:]...)
+	}
+	buf = append(buf, '0', '.')
+	for range frac - len(digits) {
+		buf = append(buf, '0')
+	}
+	return append(buf, digits...)
 }
 
 func value(d types.Datum, t types.Type) pq.Value {

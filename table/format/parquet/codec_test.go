@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -349,5 +350,32 @@ func TestRoundTripNumerics(t *testing.T) {
 		case want[i] != "" && (d.IsNull() || d.Decimal().Text('f') != want[i]):
 			t.Fatalf("row %d: %v, want %s", i, d, want[i])
 		}
+	}
+}
+
+// appendDecimalText writes what apd's Text('f') writes, for decimals on
+// both sides of its 64-bit fast path.
+func TestDecimalText(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	check := func(d *apd.Decimal) {
+		t.Helper()
+		if got, want := string(appendDecimalText([]byte("x"), d)), "x"+d.Text('f'); got != want {
+			t.Fatalf("coefficient %s exponent %d negative %v: %q, want %q", d.Coeff.String(), d.Exponent, d.Negative, got, want)
+		}
+	}
+	for _, s := range []string{"0", "-0", "0.0", "-0.000", "1", "-1", "0.908", "10", "1E+3", "-5E-7", "NaN", "Infinity", "-Infinity",
+		"18446744073709551615", "18446744073709551616", "-1844674407370955161.5", "123456789012345678901234567890E-40"} {
+		d, _, err := apd.NewFromString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(d)
+	}
+	for range 20000 {
+		var d apd.Decimal
+		d.Coeff.SetUint64(r.Uint64() >> r.Intn(64))
+		d.Exponent = int32(r.Intn(50) - 30)
+		d.Negative = r.Intn(2) == 0
+		check(&d)
 	}
 }
