@@ -27,7 +27,9 @@ type FileInfo struct {
 
 // FS is the storage interface of the table store. Paths are slash-separated
 // and relative to the implementation's root; directories are created as
-// needed by writes. All methods are safe for concurrent use.
+// needed by writes. All methods are safe for concurrent use. No method
+// keeps a reference to a data slice it is given once it returns: callers
+// reuse the memory.
 type FS interface {
 	// ReadFile returns the whole content of path. A missing file gives an
 	// error wrapping base.ErrNotFound that names the path.

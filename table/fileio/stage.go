@@ -82,7 +82,8 @@ type Preparer interface {
 
 // Prepare writes data for path through f's Preparer; without one, the
 // returned Pending holds data and its Publish is Stage (object storage:
-// one put-if-absent, which is durable at once).
+// one put-if-absent, which is durable at once). The caller leaves data
+// unchanged until Publish or Discard.
 func Prepare(f FS, path string, data []byte) (Pending, error) {
 	if p, ok := f.(Preparer); ok {
 		return p.Prepare(path, data)

@@ -113,13 +113,8 @@ func (s *Store) SyncBuckets(buckets []int32) error {
 }
 
 func (s *Store) writeFile(b int32, prefix string, sc *schema.Schema, blk *record.Block, level int32, epoch base.Epoch, stage bool) (manifest.DataFile, error) {
-	data, err := parquet.EncodeBlock(sc, blk)
-	if err != nil {
-		return manifest.DataFile{}, fmt.Errorf("table %s: bucket %d: %w", s.Dir, b, err)
-	}
 	f := manifest.DataFile{
-		Name: manifest.NewName(prefix, ".parquet"), Size: int64(len(data)), CRC: int64(fileio.Checksum(data)),
-		Rows: int64(blk.Len()), SchemaID: int64(sc.ID), Level: level, Epoch: int64(epoch),
+		Name: manifest.NewName(prefix, ".parquet"), Rows: int64(blk.Len()), SchemaID: int64(sc.ID), Level: level, Epoch: int64(epoch),
 		CreatedMillis: s.Now().UnixMilli(), MinKey: []byte{}, MaxKey: []byte{},
 	}
 	if n := blk.Len(); n > 0 {
@@ -136,8 +131,19 @@ func (s *Store) writeFile(b int32, prefix string, sc *schema.Schema, blk *record
 	if stage {
 		put = func(p string, data []byte) error { return fileio.Stage(s.FS, p, data) }
 	}
-	if err := put(s.DataPath(b, f.Name), data); err != nil {
-		return manifest.DataFile{}, fmt.Errorf("table %s: %w", s.Dir, err)
+	// The file system keeps no reference to data once put returns
+	// (fileio.FS), so the file is written from the encoder's buffer.
+	var putErr error
+	err := parquet.EncodeBlockTo(sc, blk, func(data []byte) error {
+		f.Size, f.CRC = int64(len(data)), int64(fileio.Checksum(data))
+		putErr = put(s.DataPath(b, f.Name), data)
+		return putErr
+	})
+	switch {
+	case putErr != nil:
+		return manifest.DataFile{}, fmt.Errorf("table %s: %w", s.Dir, putErr)
+	case err != nil:
+		return manifest.DataFile{}, fmt.Errorf("table %s: bucket %d: %w", s.Dir, b, err)
 	}
 	// The records just encoded are the file's content: the writer's
 	// lookups and compactions read them back without decoding. Only data

@@ -107,6 +107,31 @@ func Encode(s *schema.Schema, kvs []record.KV) ([]byte, error) {
 // EncodeBlock writes the records of blk (in their order; blk's columns are
 // s's) as a Parquet file of schema s.
 func EncodeBlock(s *schema.Schema, blk *record.Block) ([]byte, error) {
+	var out []byte
+	err := EncodeBlockTo(s, blk, func(data []byte) error {
+		out = make([]byte, len(data))
+		copy(out, data)
+		return nil
+	})
+	return out, err
+}
+
+// EncodeBlockTo is EncodeBlock that lends the file to use instead of
+// returning a copy: data is valid only until use returns (it is in a
+// buffer that goes back to encodeBuffers), so use writes it out and keeps
+// no reference to it. use's error is returned as is.
+func EncodeBlockTo(s *schema.Schema, blk *record.Block, use func(data []byte) error) error {
+	buf, err := encodeBlock(s, blk)
+	if err != nil {
+		return err
+	}
+	defer encodeBuffers.put(buf)
+	return use(buf.Bytes())
+}
+
+// encodeBlock encodes blk into a buffer of encodeBuffers, which the
+// caller puts back.
+func encodeBlock(s *schema.Schema, blk *record.Block) (*bytes.Buffer, error) {
 	ps, err := Schema(s)
 	if err != nil {
 		return nil, err
@@ -172,22 +197,14 @@ func EncodeBlock(s *schema.Schema, blk *record.Block) ([]byte, error) {
 		encodeBuffers.put(buf)
 		return nil, err
 	}
-	if buf.Cap() > encodeBuffers.maxBuffer {
-		// The pool would drop this buffer: the file is handed out in it,
-		// without a copy of its size.
-		return buf.Bytes()[:buf.Len():buf.Len()], nil
-	}
-	out := bytes.Clone(buf.Bytes())
-	encodeBuffers.put(buf)
-	return out, nil
+	return buf, nil
 }
 
 // encodeBuffers holds the buffers files are encoded into: a file grows its
 // buffer by doubling, and a fresh buffer per file allocated about twice
-// the file's size on the way (most of the encoder's allocations). The
-// encoded file is copied out once, at its exact size, from a buffer that
-// goes back to the pool; a file in a buffer too large for the pool is
-// handed out in that buffer.
+// the file's size on the way (most of the encoder's allocations).
+// EncodeBlockTo lends the file in its buffer and puts the buffer back
+// after; EncodeBlock copies the file out at its exact size first.
 var encodeBuffers = bufferPool{maxBuffer: maxPooledBuffer, maxBytes: maxPoolBytes}
 
 // maxPooledBuffer bounds each buffer kept for reuse, and maxPoolBytes all

@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/stratadb/strata/table/record"
@@ -54,25 +55,37 @@ func TestEncodeReusesBoundedBuffers(t *testing.T) {
 	}
 }
 
-// TestEncodeInUnpooledBuffer: a file whose buffer the pool would not keep
-// is handed out in that buffer, and reads back the same as a copied one.
+// TestEncodeInUnpooledBuffer: EncodeBlockTo lends a file whose buffer the
+// pool will not keep, and it reads back the same as a copied one;
+// EncodeBlock's copy is of the file's exact size.
 func TestEncodeInUnpooledBuffer(t *testing.T) {
 	s, copied, kvs := directFile(t, 300)
 	saved := encodeBuffers.maxBuffer
 	encodeBuffers.maxBuffer = 1
 	defer func() { encodeBuffers.maxBuffer = saved }()
-	data, err := EncodeBlock(s, record.BlockOf(s.Types(), s.HasPrimaryKey(), kvs))
-	if err != nil {
-		t.Fatal(err)
+	blk := record.BlockOf(s.Types(), s.HasPrimaryKey(), kvs)
+	var decoded int
+	err := EncodeBlockTo(s, blk, func(data []byte) error {
+		if !bytes.Equal(data, copied) {
+			t.Fatalf("lent file: %d bytes, copied %d bytes, different", len(data), len(copied))
+		}
+		b, err := DecodeBlock("f", data, s, s)
+		if err != nil {
+			return err
+		}
+		decoded = b.Len()
+		return nil
+	})
+	if err != nil || decoded != len(kvs) {
+		t.Fatalf("decoded %d records, want %d: %v", decoded, len(kvs), err)
 	}
-	if !bytes.Equal(data, copied) || cap(data) != len(data) {
-		t.Fatalf("unpooled encode: %d bytes (cap %d), pooled %d bytes, equal %v", len(data), cap(data), len(copied), bytes.Equal(data, copied))
+	data, err := EncodeBlock(s, blk)
+	if err != nil || !bytes.Equal(data, copied) || cap(data) != len(data) {
+		t.Fatalf("EncodeBlock: %d bytes (cap %d), want %d: %v", len(data), cap(data), len(copied), err)
 	}
-	blk, err := DecodeBlock("f", data, s, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if blk.Len() != len(kvs) {
-		t.Fatalf("decoded %d records, want %d", blk.Len(), len(kvs))
+	// use's error comes back as it is.
+	stop := errors.New("stop")
+	if err := EncodeBlockTo(s, blk, func([]byte) error { return stop }); err != stop {
+		t.Fatalf("EncodeBlockTo returned %v, want use's error", err)
 	}
 }
