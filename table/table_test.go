@@ -135,6 +135,10 @@ func TestAppendTable(t *testing.T) {
 	if err := w.Write(3, types.Delete, row(0, 0, "v0")); !errors.Is(err, base.ErrInvalidArgument) {
 		t.Fatalf("delete into append table: %v", err)
 	}
+	// The data files are the changelog: no changelog files are written.
+	if sn, err := tb.Latest(); err != nil || !sn.ChangelogManifestList.IsZero() || sn.ChangelogRecordCount != 0 {
+		t.Fatalf("append table snapshot has changelog files: %+v, %v", sn, err)
+	}
 	s, _ := tb.StreamFrom(scanStart, "")
 	var got []string
 	for {

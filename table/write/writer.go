@@ -253,7 +253,10 @@ func (w *Writer) appendChunk(e base.Epoch, c *types.Chunk) error {
 }
 
 // spill writes ed's buffer of bucket b as a level-0 sorted run (and, for
-// the input producer, the raw rows as a changelog file).
+// the input producer of a primary-key table, the raw rows as a changelog
+// file). An append table's level-0 data files hold its rows as written,
+// in order: they are its changelog, which streams read from a snapshot's
+// delta (scan.Stream), as Paimon's append tables have no changelog files.
 func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
 	if ed.buf == nil || ed.buf.Len() == 0 {
 		return nil
@@ -261,7 +264,7 @@ func (w *Writer) spill(b *bucket, e base.Epoch, ed *epochData) error {
 	buf := ed.buf
 	ed.buf = nil
 	b.sizeHint = buf.Len()
-	if w.opts.ChangelogProducer == schema.ChangelogInput {
+	if w.opts.ChangelogProducer == schema.ChangelogInput && len(w.keyCols) > 0 {
 		cl, err := w.st.StageFile(b.id, "changelog", w.sc, buf, 0, e)
 		if err != nil {
 			return err
