@@ -20,6 +20,7 @@ import (
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
@@ -222,23 +223,44 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 	if err != nil {
 		return sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("source %s: %w", srcName.Name, err))
 	}
+	next, err := cat.CreateTable(t)
+	if err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidTableDefinition, err)
+	}
 	if _, err := e.createStorage(t.Name, t.Columns, t.PrimaryKey, storeOpts); err != nil {
 		return err
 	}
-	if err := e.meta.CreateTable(ctx, t); err != nil {
-		return errors.Join(sqlerr.Wrap(sqlerr.InvalidTableDefinition, err), e.dropStorage(t.Name))
+	// t and the source's job that feeds it (which replaces the one that
+	// fed the other tables) enter the catalog in one change (invariant
+	// meta-change-atomic): a crash never leaves t without a writer.
+	name := cdcJobName(srcName)
+	def := cdcJobDef(next, srcName)
+	change := meta.Change{CreateTables: []catalog.Table{t}, RegisterJobs: []catalog.Job{def}}
+	if _, err := cat.Job(name); err == nil {
+		change.DropJobs = []string{name}
 	}
-	if err := e.rebuildCDCJob(ctx, srcName); err != nil {
+	err = e.resetCDCJob(srcName)
+	if err == nil {
+		if err = e.meta.ApplyChange(ctx, change); err != nil {
+			err = sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
+		}
+	}
+	if err != nil {
+		// Nothing changed in the catalog: t's storage goes and the
+		// source's old job starts again.
+		ctx := context.WithoutCancel(ctx)
+		return errors.Join(err, e.dropStorage(t.Name), e.rebuildCDCJob(ctx, srcName))
+	}
+	if cat, err = e.meta.Catalog(ctx); err == nil {
+		err = e.startJob(ctx, cat, def)
+	}
+	if err != nil {
 		// Undo in order: the job that names t, t, its storage; then the
 		// source's job for the tables it fed before.
 		ctx := context.WithoutCancel(ctx)
-		name := cdcJobName(srcName)
 		e.stopJob(name)
-		undo := []error{e.meta.DropJob(ctx, name)}
-		if errors.Is(undo[0], base.ErrNotFound) {
-			undo[0] = nil
-		}
-		undo = append(undo, e.meta.DropTable(ctx, t.Name), e.dropStorage(t.Name), e.rebuildCDCJob(ctx, srcName))
+		undo := []error{e.meta.ApplyChange(ctx, meta.Change{DropJobs: []string{name}, DropTables: []catalog.ObjectName{t.Name}}),
+			e.dropStorage(t.Name), e.rebuildCDCJob(ctx, srcName)}
 		if u := errors.Join(undo...); u != nil {
 			return errors.Join(err, fmt.Errorf("undoing CREATE TABLE %s: %w", t.Name.Name, u))
 		}
@@ -247,9 +269,23 @@ func (e *Engine) createSourceTable(ctx context.Context, cat *catalog.Catalog, t 
 	return e.awaitSourceSnapshot(ctx, srcName, t.Name)
 }
 
-// rebuildCDCJob replaces source src's job by one for the tables the
-// catalog now says it feeds (none: the job goes). The caller holds e.ddl.
-func (e *Engine) rebuildCDCJob(ctx context.Context, src catalog.ObjectName) error {
+// cdcJobDef returns the job of source src that feeds the tables catalog
+// cat says it feeds (with no Writes when it feeds none).
+func cdcJobDef(cat *catalog.Catalog, src catalog.ObjectName) catalog.Job {
+	def := catalog.Job{Name: cdcJobName(src), Kind: catalog.JobIngest, Reads: []catalog.ObjectName{src}}
+	for _, t := range cat.Tables() {
+		if t.Options[OptionSource] == src.String() {
+			def.Writes = append(def.Writes, t.Name)
+		}
+	}
+	return def
+}
+
+// resetCDCJob stops source src's job and removes its checkpoints,
+// quarantines and closed positions: a new set of tables is a new layout,
+// to which none of them apply (a job without checkpoints takes a fresh
+// snapshot of its tables). The caller holds e.ddl.
+func (e *Engine) resetCDCJob(src catalog.ObjectName) error {
 	name := cdcJobName(src)
 	e.stopJob(name)
 	// The old job's positions are of its own replication slot: the new
@@ -258,32 +294,40 @@ func (e *Engine) rebuildCDCJob(ctx context.Context, src catalog.ObjectName) erro
 	e.mu.Lock()
 	delete(e.closes, name)
 	e.mu.Unlock()
-	if err := e.meta.DropJob(ctx, name); err != nil && !errors.Is(err, base.ErrNotFound) {
-		return err
-	}
-	// The new set of tables is a new layout: the old job's checkpoints
-	// and quarantines do not apply to it.
 	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", name)); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(e.quarantineDir(name)); err != nil {
+	return os.RemoveAll(e.quarantineDir(name))
+}
+
+// rebuildCDCJob replaces source src's job by one for the tables the
+// catalog now says it feeds (none: the job goes). The caller holds e.ddl.
+func (e *Engine) rebuildCDCJob(ctx context.Context, src catalog.ObjectName) error {
+	if err := e.resetCDCJob(src); err != nil {
 		return err
 	}
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
 		return err
 	}
-	def := catalog.Job{Name: name, Kind: catalog.JobIngest, Reads: []catalog.ObjectName{src}}
-	for _, t := range cat.Tables() {
-		if t.Options[OptionSource] == src.String() {
-			def.Writes = append(def.Writes, t.Name)
-		}
+	def := cdcJobDef(cat, src)
+	// The old job goes and the new one comes in one change (invariant
+	// meta-change-atomic).
+	var change meta.Change
+	if _, err := cat.Job(def.Name); err == nil {
+		change.DropJobs = []string{def.Name}
+	}
+	if len(def.Writes) > 0 {
+		change.RegisterJobs = []catalog.Job{def}
+	}
+	if len(change.DropJobs)+len(change.RegisterJobs) == 0 {
+		return nil
+	}
+	if err := e.meta.ApplyChange(ctx, change); err != nil {
+		return sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
 	}
 	if len(def.Writes) == 0 {
 		return nil
-	}
-	if err := e.meta.RegisterJob(ctx, def); err != nil {
-		return sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err)
 	}
 	cat, err = e.meta.Catalog(ctx)
 	if err != nil {

@@ -15,20 +15,36 @@
 // writer rule), registered in the catalog with the object:
 //
 //   - a table with a connector (WITH (connector = 'nexmark', ...)) is
-//     written by the ingest job "ingest.DB.NAME", whose source is the
+//     written by the ingest job "ingest-DB-NAME", whose source is the
 //     connector's reader;
-//   - a table without one is written by the ingest job "dml.DB.NAME", whose
+//   - a table without one is written by the ingest job "dml-DB-NAME", whose
 //     source is the table's DML log: INSERT, UPDATE and DELETE append one
 //     transaction to the log (fsync before they return), the job places it
 //     in the next epoch like any ingest source, and the statement returns
 //     once that epoch is committed, so a following SELECT sees it;
-//   - a materialized view is written by the view job "view.DB.NAME", the
+//   - a materialized view is written by the view job "view-DB-NAME", the
 //     view's SELECT compiled by the streaming planner, reading the changelog
 //     of every table it names epoch by epoch;
 //   - a source of an ingest connector (CREATE SOURCE s (...) WITH
 //     (connector = 'nexmark', ...)) has no job and stores nothing: a view
 //     that names it runs the connector's readers in its own job, in place
-//     of a table source (source.go).
+//     of a table source (source.go);
+//   - a table that a sink writes (CREATE SINK k INTO t AS SELECT ...) is
+//     written by the sink job "sink-DB-K" (kind sink) in place of its DML
+//     job (sink.go).
+//
+// [create-atomic] An object and its writing job enter the catalog in one
+// meta-service change (meta.Change, invariant meta-change-atomic), and
+// leave it so: CREATE TABLE with its ingest or DML job, CREATE
+// MATERIALIZED VIEW with its view job, CREATE TABLE ... FROM a CDC source
+// with the source's job rebuilt to feed it, CREATE SINK ... INTO (the DML
+// job swapped for the sink's), DROP SINK of such a sink (swapped back),
+// and DROP TABLE and DROP MATERIALIZED VIEW with their writers. A process
+// killed at any instant of these statements thus restarts with both or
+// neither. The table's storage is made before the change, so a crash can
+// leave files of a name the catalog does not hold; they are cleared by
+// the next CREATE of that name ([orphans-cleared-by-create]), and nothing
+// reads them before (start-up opens what the catalog names).
 //
 // Jobs run in this process with checkpoints under DIR/checkpoints and
 // restart from their latest checkpoint after a failure or a restart of the

@@ -187,7 +187,7 @@ func (e *Engine) buildJob(cat *catalog.Catalog, def catalog.Job) (*graph.Job, *s
 	if isCDCJob(def) {
 		return e.buildCDCJob(cat, def)
 	}
-	if def.Kind == catalog.JobSink {
+	if isExternalSinkJob(def) {
 		g, err := e.buildExternalSinkJob(cat, def)
 		return g, nil, err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/binder"
 	"github.com/stratadb/strata/sql/expr"
@@ -105,13 +106,23 @@ func fieldsOf(cols []catalog.Column) []schema.Field {
 
 // createStorage makes the table store table of name, replacing what a
 // failed earlier CREATE may have left (the catalog, checked by the caller,
-// is the truth about what exists).
+// is the truth about what exists). [orphans-cleared-by-create] Files of
+// a name the catalog does not hold belong to nothing: a CREATE that died
+// before its catalog change (createStorage runs before it), or a DROP
+// that died after its catalog change and before dropStorage. They are
+// cleared here, and the leftovers of the object's writing job by
+// clearJobLeftovers, so the object starts empty and its job starts
+// without a checkpoint of an older job of the same name. Nothing else
+// reads them meanwhile: a start-up opens only what the catalog holds.
 func (e *Engine) createStorage(name catalog.ObjectName, cols []catalog.Column, pk []string, opts map[string]string) (*table.Table, error) {
 	e.mu.Lock()
 	delete(e.pendingRemovals, name) // the new table takes the directory over
 	e.mu.Unlock()
 	if err := removeTree(e.fs, tableDir(name)); err != nil {
 		return nil, fmt.Errorf("table %s: clearing %s: %w", name, tableDir(name), err)
+	}
+	if err := os.Remove(dmlPath(e.opts.Dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("table %s: clearing an old DML log: %w", name, err)
 	}
 	t, err := table.Create(e.fs, tableDir(name), fieldsOf(cols), pk, opts)
 	if err != nil {
@@ -158,6 +169,42 @@ func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 		e.mu.Unlock()
 	}
 	return errors.Join(errs...)
+}
+
+// clearJobLeftovers removes the checkpoints and state directory that a
+// job of the same name, dropped by a DROP that died before it removed
+// them, may have left ([orphans-cleared-by-create]); a new job must not
+// restore them. The caller holds e.ddl and has checked that the catalog
+// has no job of that name.
+func (e *Engine) clearJobLeftovers(job string) error {
+	return errors.Join(os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", job)), os.RemoveAll(e.stateDir(job)))
+}
+
+// createWithJob creates table t (whose storage the caller made) and
+// registers def, its writer, in one meta-service change (invariant
+// meta-change-atomic): a crash at any instant leaves both or neither in
+// the catalog. On failure the storage goes again. A refusal of t itself
+// has code 42P16 (invalid_table_definition), any other refusal jobCode.
+func (e *Engine) createWithJob(ctx context.Context, t catalog.Table, def catalog.Job, jobCode string) error {
+	cat, err := e.meta.Catalog(ctx)
+	if err == nil {
+		if _, terr := cat.CreateTable(t); terr != nil {
+			err = sqlerr.Wrap(sqlerr.InvalidTableDefinition, terr)
+		}
+	}
+	if err == nil {
+		err = e.clearJobLeftovers(def.Name)
+	}
+	if err == nil {
+		err = e.meta.ApplyChange(ctx, meta.Change{CreateTables: []catalog.Table{t}, RegisterJobs: []catalog.Job{def}})
+		if err != nil {
+			err = sqlerr.Wrap(jobCode, err)
+		}
+	}
+	if err != nil {
+		return errors.Join(err, e.dropStorage(t.Name, def.Name))
+	}
+	return nil
 }
 
 // CreateTable creates a stored table and its writing job: the connector's
@@ -243,14 +290,8 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 	if _, err := e.createStorage(t.Name, t.Columns, t.PrimaryKey, storeOpts); err != nil {
 		return err
 	}
-	undo := func(err error) error {
-		return errors.Join(err, e.dropStorage(t.Name, def.Name))
-	}
-	if err := e.meta.CreateTable(ctx, t); err != nil {
-		return undo(sqlerr.Wrap(sqlerr.InvalidTableDefinition, err))
-	}
-	if err := e.meta.RegisterJob(ctx, def); err != nil {
-		return undo(errors.Join(err, e.meta.DropTable(context.WithoutCancel(ctx), t.Name)))
+	if err := e.createWithJob(ctx, t, def, sqlerr.InvalidTableDefinition); err != nil {
+		return err
 	}
 	cat, err = e.meta.Catalog(ctx)
 	if err != nil {
@@ -470,12 +511,8 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	if _, err := e.createStorage(name, storeCols, pk, storeOpts); err != nil {
 		return err
 	}
-	undo := func(err error) error { return errors.Join(err, e.dropStorage(name, def.Name)) }
-	if err := e.meta.CreateTable(ctx, t); err != nil {
-		return undo(sqlerr.Wrap(sqlerr.InvalidTableDefinition, err))
-	}
-	if err := e.meta.RegisterJob(ctx, def); err != nil {
-		return undo(errors.Join(sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err), e.meta.DropTable(context.WithoutCancel(ctx), name)))
+	if err := e.createWithJob(ctx, t, def, sqlerr.InvalidObjectDefinition); err != nil {
+		return err
 	}
 	cat, err = e.meta.Catalog(ctx)
 	if err != nil {
@@ -614,30 +651,53 @@ func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName,
 		}
 	}
 	if src := t.Options[OptionSource]; src != "" {
-		// A table of a CDC source: its source's job goes on without it.
-		e.stopJob(writer)
-		if err := e.meta.DropJob(ctx, writer); err != nil && !errors.Is(err, base.ErrNotFound) {
-			return err
-		}
-		if err := e.meta.DropTable(ctx, name); err != nil {
-			return err
-		}
-		if err := e.dropStorage(name); err != nil {
-			return err
-		}
+		// A table of a CDC source: its source's job goes on without it,
+		// replaced in the same change that drops the table (invariant
+		// meta-change-atomic).
 		srcName, err := catalog.ParseObjectName(src)
 		if err != nil {
 			return err
 		}
-		return e.rebuildCDCJob(ctx, srcName)
-	}
-	if writer != "" {
-		e.stopJob(writer)
-		if err := e.meta.DropJob(ctx, writer); err != nil && !errors.Is(err, base.ErrNotFound) {
+		// The readers dropped above changed the catalog: the source's
+		// tables are read from the current one.
+		if cat, err = e.meta.Catalog(ctx); err != nil {
 			return err
 		}
+		def := cdcJobDef(cat, srcName)
+		def.Writes = slices.DeleteFunc(def.Writes, func(w catalog.ObjectName) bool { return w == name })
+		change := meta.Change{DropTables: []catalog.ObjectName{name}}
+		if writer != "" {
+			change.DropJobs = []string{writer}
+		}
+		if len(def.Writes) > 0 {
+			change.RegisterJobs = []catalog.Job{def}
+		}
+		if err := e.resetCDCJob(srcName); err != nil {
+			return err
+		}
+		if err := e.meta.ApplyChange(ctx, change); err != nil {
+			return errors.Join(err, e.rebuildCDCJob(context.WithoutCancel(ctx), srcName))
+		}
+		if err := e.dropStorage(name); err != nil {
+			return err
+		}
+		if len(def.Writes) == 0 {
+			return nil
+		}
+		if cat, err = e.meta.Catalog(ctx); err != nil {
+			return err
+		}
+		return e.startJob(ctx, cat, def)
 	}
-	if err := e.meta.DropTable(ctx, name); err != nil {
+	change := meta.Change{DropTables: []catalog.ObjectName{name}}
+	if writer != "" {
+		// The object and its writer leave the catalog together
+		// (invariant meta-change-atomic): a crash never leaves a view
+		// without the job that maintains it.
+		e.stopJob(writer)
+		change.DropJobs = []string{writer}
+	}
+	if err := e.meta.ApplyChange(ctx, change); err != nil {
 		return err
 	}
 	return e.dropStorage(name, writer)

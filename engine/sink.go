@@ -23,6 +23,7 @@ import (
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/sql/expr"
 	"github.com/stratadb/strata/sql/plan"
@@ -52,7 +53,26 @@ const (
 
 func sinkJobName(n catalog.ObjectName) string { return "sink-" + n.Database + "-" + n.Name }
 
+// isSinkJob reports whether def is the job of a sink, into a table or to
+// an external system. Its name tells: a catalog written before sinks into
+// tables had kind sink recorded them as ingest jobs.
 func isSinkJob(def catalog.Job) bool { return strings.HasPrefix(def.Name, "sink-") }
+
+// isExternalSinkJob reports whether def is the job of a sink to an
+// external system: kind sink, writing no table.
+func isExternalSinkJob(def catalog.Job) bool {
+	return def.Kind == catalog.JobSink && len(def.Writes) == 0
+}
+
+// JobKind is the kind of job def as SHOW JOBS and strata_catalog.jobs
+// show it: a sink's job is a sink, also one a catalog recorded before
+// sinks into tables had their own kind.
+func JobKind(def catalog.Job) catalog.JobKind {
+	if isSinkJob(def) {
+		return catalog.JobSink
+	}
+	return def.Kind
+}
 
 // Sinks lists the sinks of database db: name, and the target table or,
 // for a sink to an external system, where it writes ("kafka topic t",
@@ -67,7 +87,7 @@ func (e *Engine) Sinks(ctx context.Context, db string) ([][2]string, error) {
 		switch {
 		case isSinkJob(j) && len(j.Writes) == 1 && j.Writes[0].Database == db:
 			out = append(out, [2]string{j.Options[jobOptSink], j.Writes[0].Name})
-		case j.Kind == catalog.JobSink && len(j.Reads) == 1 && j.Reads[0].Database == db:
+		case isExternalSinkJob(j) && len(j.Reads) == 1 && j.Reads[0].Database == db:
 			desc := j.Options[jobOptWith+"connector"]
 			if conn, ok := externalSinks[desc]; ok {
 				desc = conn.describe(withOptions(j))
@@ -112,7 +132,7 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 	if err != nil {
 		return err
 	}
-	def := catalog.Job{Name: jobName, Kind: catalog.JobIngest, Writes: []catalog.ObjectName{into},
+	def := catalog.Job{Name: jobName, Kind: catalog.JobSink, Writes: []catalog.ObjectName{into},
 		Options: map[string]string{jobOptSink: name.Name, jobOptQuery: query, jobOptStartAfter: strconv.FormatUint(uint64(committed), 10)}}
 	_, reads, err := e.viewPlan(cat, name.Database, query)
 	if err != nil {
@@ -138,23 +158,34 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 	// epoch is the one after the table's committed epoch once it has
 	// stopped (an epoch read before would be behind the table).
 	e.stopJob(dml)
+	// Until the change below, the DML job is still the table's writer in
+	// the catalog: a failure starts it again.
+	restart := func(err error) error {
+		dmlDef, derr := cat.Job(dml)
+		if derr != nil {
+			return errors.Join(err, derr)
+		}
+		return errors.Join(err, e.startJob(context.WithoutCancel(ctx), cat, dmlDef))
+	}
 	if committed, err = tb.CommittedEpoch(); err != nil {
-		return errors.Join(err, e.restoreDMLJob(context.WithoutCancel(ctx), into))
+		return restart(err)
 	}
 	// Nor does it start behind its inputs' present (inputsPresent): a
 	// table created a moment ago has committed nothing, and a sink that
 	// started after epoch 0 would close every epoch since, one by one.
 	present, err := e.inputsPresent(ctx, reads)
 	if err != nil {
-		return errors.Join(err, e.restoreDMLJob(context.WithoutCancel(ctx), into))
+		return restart(err)
 	}
 	committed = max(committed, present)
 	def.Options[jobOptStartAfter] = strconv.FormatUint(uint64(committed), 10)
-	if err := e.meta.DropJob(ctx, dml); err != nil && !errors.Is(err, base.ErrNotFound) {
-		return err
+	if err := e.clearJobLeftovers(def.Name); err != nil {
+		return restart(err)
 	}
-	if err := e.meta.RegisterJob(ctx, def); err != nil {
-		return errors.Join(sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err), e.restoreDMLJob(context.WithoutCancel(ctx), into))
+	// The table's writer is swapped in one change (invariant
+	// meta-change-atomic): a crash never leaves it with neither writer.
+	if err := e.meta.ApplyChange(ctx, meta.Change{DropJobs: []string{dml}, RegisterJobs: []catalog.Job{def}}); err != nil {
+		return restart(sqlerr.Wrap(sqlerr.InvalidObjectDefinition, err))
 	}
 	if cat, err = e.meta.Catalog(ctx); err != nil {
 		return err
@@ -187,25 +218,40 @@ func (e *Engine) DropSink(ctx context.Context, name catalog.ObjectName, ifExists
 }
 
 // dropSinkJob stops and removes a sink's job and gives its table back to
-// its DML job. The caller holds e.ddl.
+// its DML job, in one change (invariant meta-change-atomic). The caller
+// holds e.ddl.
 func (e *Engine) dropSinkJob(ctx context.Context, def catalog.Job) error {
 	e.stopJob(def.Name)
-	if err := e.meta.DropJob(ctx, def.Name); err != nil {
+	change := meta.Change{DropJobs: []string{def.Name}}
+	var dml catalog.Job
+	if len(def.Writes) > 0 { // a sink into a table
+		var err error
+		if dml, err = e.freshDMLJob(def.Writes[0]); err != nil {
+			return err
+		}
+		change.RegisterJobs = []catalog.Job{dml}
+	}
+	if err := e.meta.ApplyChange(ctx, change); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", def.Name)); err != nil {
 		return err
 	}
-	if len(def.Writes) == 0 { // a sink to an external system
+	if len(def.Writes) == 0 {
 		return nil
 	}
-	return e.restoreDMLJob(ctx, def.Writes[0])
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return err
+	}
+	return e.startJob(ctx, cat, dml)
 }
 
-// restoreDMLJob gives table t its DML job back after a sink wrote it: a
-// fresh job over a fresh log (everything the old log held is committed),
-// starting at the current epoch.
-func (e *Engine) restoreDMLJob(ctx context.Context, t catalog.ObjectName) error {
+// freshDMLJob returns the DML job that gives table t its DML back after a
+// sink wrote it: a fresh job over a fresh log (everything the old log
+// held is committed), starting at the current epoch. It clears the old
+// job's log and checkpoints; the caller registers the job.
+func (e *Engine) freshDMLJob(t catalog.ObjectName) (catalog.Job, error) {
 	name := dmlJobName(t)
 	e.mu.Lock()
 	if l, ok := e.dml[t]; ok {
@@ -214,20 +260,12 @@ func (e *Engine) restoreDMLJob(ctx context.Context, t catalog.ObjectName) error 
 	}
 	e.mu.Unlock()
 	if err := os.Remove(dmlPath(e.opts.Dir, t)); err != nil && !os.IsNotExist(err) {
-		return err
+		return catalog.Job{}, err
 	}
-	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", name)); err != nil {
-		return err
+	if err := e.clearJobLeftovers(name); err != nil {
+		return catalog.Job{}, err
 	}
-	def := catalog.Job{Name: name, Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t}}
-	if err := e.meta.RegisterJob(ctx, def); err != nil {
-		return err
-	}
-	cat, err := e.meta.Catalog(ctx)
-	if err != nil {
-		return err
-	}
-	return e.startJob(ctx, cat, def)
+	return catalog.Job{Name: name, Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t}}, nil
 }
 
 // sinkEndpoints reads the sink's inputs from their tables and writes the
@@ -503,6 +541,9 @@ func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.Obje
 		def.Options[jobOptWith+k] = v
 	}
 	if _, err := e.buildExternalSinkJob(cat, def); err != nil {
+		return err
+	}
+	if err := e.clearJobLeftovers(def.Name); err != nil {
 		return err
 	}
 	if err := e.meta.RegisterJob(ctx, def); err != nil {

@@ -109,7 +109,7 @@ var systemTables = map[string]systemTable{
 					errText = text(base.UserMessage(j.Reason))
 				}
 				cp := l.LastCheckpoint
-				out = append(out, types.Row{text(j.Job.Name), text(string(j.Job.Kind)), text(e.JobStatusText(j.Status, l)),
+				out = append(out, types.Row{text(j.Job.Name), text(string(JobKind(j.Job))), text(e.JobStatusText(j.Status, l)),
 					text(names(j.Job.Reads)), text(names(j.Job.Writes)), i64(int64(l.Restarts)),
 					i64(int64(max(j.LastCheckpoint, cp.ID))), i64(cp.Duration.Milliseconds()), i64(cp.StateBytes + cp.ChannelStateBytes),
 					i64(cp.ChannelStateBytes), errText})
@@ -123,7 +123,7 @@ var systemTables = map[string]systemTable{
 		cols: sysCols("upstream", "TEXT", "downstream", "TEXT", "job", "TEXT"),
 		rows: jobRows(func(_ *Engine, j catalog.Job) []types.Row {
 			var out []types.Row
-			if j.Kind == catalog.JobSink {
+			if isExternalSinkJob(j) {
 				// An external sink writes no table: its edge ends at the
 				// sink's own name.
 				for _, r := range j.Reads {

@@ -25,7 +25,10 @@
 //
 //   - DDL (the SQL layer): CreateDatabase, CreateTable (tables and
 //     materialized views with their SQL text), CreateSource, the Drop
-//     methods and Catalog.
+//     methods and Catalog; ApplyChange for a statement that creates or
+//     drops an object together with its job (CREATE TABLE with its ingest
+//     job, CREATE MATERIALIZED VIEW with its view job, CREATE SINK ...
+//     INTO), so that a crash never splits them.
 //   - Jobs: RegisterJob when a job is created (its reads and writes enter
 //     the lineage; a cycle or a second writer to a table is refused with an
 //     error naming both sides), Heartbeat while it runs (status and last
@@ -62,6 +65,12 @@
 // at one epoch, no table above its committed epoch (version-consistent);
 // in strong mode never below what any earlier strong read got for the same
 // table (version-strong-monotonic, DESIGN.md invariant 4).
+//
+// Invariant (meta-change-atomic): ApplyChange persists all the steps of a
+// Change in one store write (one bbolt transaction, one etcd Txn), so no
+// restart or fail-over ever shows a table created by a DDL statement
+// without the job the same statement registered to write it, nor the
+// reverse.
 //
 // Invariant (meta-durable-before-visible): every change is in the store
 // before any caller can observe it, so a restart or a fail-over never shows

@@ -40,6 +40,13 @@ type Service interface {
 	// DropJob removes a job, its edges and its runtime state, and
 	// releases its pins.
 	DropJob(ctx context.Context, name string) error
+	// ApplyChange applies the catalog changes of one DDL statement in
+	// one transaction of the meta store (invariant meta-change-atomic):
+	// every step or none. A step that is refused (a name taken, a cycle,
+	// a second writer, a table still in use) refuses the whole change
+	// with that step's error; a store write that fails leaves the
+	// catalog, the lineage and the job states as they were.
+	ApplyChange(ctx context.Context, c Change) error
 	// Heartbeat reports that a job is alive, with its status and its last
 	// completed checkpoint (zero if none yet).
 	Heartbeat(ctx context.Context, hb Heartbeat) error
@@ -81,6 +88,29 @@ type Service interface {
 
 	// Freshness returns the freshness lag of every table and job.
 	Freshness(ctx context.Context) (Freshness, error)
+}
+
+// Change is the catalog change of one DDL statement that touches more
+// than one object: CREATE TABLE with its ingest job, CREATE MATERIALIZED
+// VIEW with its view job, CREATE SINK ... INTO (the table's writer
+// swapped), DROP of an object with its writer. Its steps run in the order
+// of the fields: jobs dropped, tables dropped, tables created, jobs
+// registered; each step sees the catalog the earlier ones made. A table
+// created by a change and the job that writes it therefore appear
+// together, or neither does, whatever instant the process dies at; this
+// is the atomic DDL of RisingWave's catalog manager, which commits a
+// streaming job and its table in one meta-store transaction.
+type Change struct {
+	// DropJobs are removed with their edges, runtime state and pins, as
+	// DropJob does.
+	DropJobs []string `json:"drop_jobs,omitempty"`
+	// DropTables are removed with their committed epochs and floors, as
+	// DropTable does; no job left by the change may read or write them.
+	DropTables []catalog.ObjectName `json:"drop_tables,omitempty"`
+	// CreateTables are added, as CreateTable does.
+	CreateTables []catalog.Table `json:"create_tables,omitempty"`
+	// RegisterJobs are added in state CREATED, as RegisterJob does.
+	RegisterJobs []catalog.Job `json:"register_jobs,omitempty"`
 }
 
 // JobStatus is a job's lifecycle state, as Flink names job states.

@@ -1177,7 +1177,7 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 				}
 				return strings.Join(out, ", ")
 			}
-			rows = append(rows, []string{j.Job.Name, string(j.Job.Kind), s.e.JobStatusText(j.Status, local[j.Job.Name]), names(j.Job.Reads), names(j.Job.Writes),
+			rows = append(rows, []string{j.Job.Name, string(engine.JobKind(j.Job)), s.e.JobStatusText(j.Status, local[j.Job.Name]), names(j.Job.Reads), names(j.Job.Writes),
 				strconv.FormatUint(uint64(j.LastCheckpoint), 10), strconv.Itoa(local[j.Job.Name].Restarts)})
 		}
 	case "epoch":

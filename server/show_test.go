@@ -103,3 +103,35 @@ func TestShowJobsNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestShowJobsKinds: SHOW JOBS and strata_catalog.jobs name each job's
+// kind: a table's DML job is ingest, a view's job view, and the job of
+// CREATE SINK ... INTO and of a sink to an external system sink.
+func TestShowJobsKinds(t *testing.T) {
+	_, c := startConn(t)
+	exec(t, c, "CREATE TABLE ka (k INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE TABLE kb (k INT PRIMARY KEY, v INT)")
+	exec(t, c, "CREATE MATERIALIZED VIEW kv AS SELECT k, v FROM ka")
+	exec(t, c, "CREATE SINK kin INTO kb AS SELECT k, v FROM ka")
+	exec(t, c, "CREATE SINK kout FROM kv WITH (connector = 'file', path = '"+t.TempDir()+"', format = 'csv')")
+	want := "dml-dev-ka|ingest\nsink-dev-kin|sink\nsink-dev-kout|sink\nview-dev-kv|view"
+	rows, err := c.Query(context.Background(), "SHOW JOBS", pgx.QueryExecModeSimpleProtocol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		v, err := rows.Values()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprint(v[0])+"|"+fmt.Sprint(v[1]))
+	}
+	rows.Close()
+	if strings.Join(got, "\n") != want {
+		t.Fatalf("SHOW JOBS name|kind:\n%s\nwant\n%s", strings.Join(got, "\n"), want)
+	}
+	if got := rowsText(t, c, "SELECT name, kind FROM strata_catalog.jobs ORDER BY name"); got != want {
+		t.Fatalf("strata_catalog.jobs name, kind = %q, want %q", got, want)
+	}
+}

@@ -159,7 +159,7 @@ func (s *Session) createSinkSQL(cat *catalog.Catalog, name catalog.ObjectName) s
 			continue
 		}
 		switch {
-		case j.Kind == catalog.JobSink && len(j.Reads) == 1 && j.Reads[0].Database == name.Database:
+		case j.Kind == catalog.JobSink && len(j.Writes) == 0 && len(j.Reads) == 1 && j.Reads[0].Database == name.Database:
 			opts := map[string]string{}
 			for k, v := range j.Options {
 				if rest, ok := strings.CutPrefix(k, sinkOptWith); ok {

@@ -192,6 +192,12 @@ func (c *Client) DropJob(ctx context.Context, name string) error {
 	return c.call(ctx, "DropJob", nameReq{Name: name}, nil)
 }
 
+// ApplyChange implements meta.Service: the change travels as one request
+// and the serving side applies it in one store write.
+func (c *Client) ApplyChange(ctx context.Context, ch meta.Change) error {
+	return c.call(ctx, "ApplyChange", ch, nil)
+}
+
 // Heartbeat implements meta.Service.
 func (c *Client) Heartbeat(ctx context.Context, hb meta.Heartbeat) error {
 	return c.call(ctx, "Heartbeat", hb, nil)

@@ -100,6 +100,9 @@ var methods = map[string]method{
 	"DropJob": with(func(ctx context.Context, s meta.Service, r nameReq) (any, error) {
 		return empty{}, s.DropJob(ctx, r.Name)
 	}),
+	"ApplyChange": with(func(ctx context.Context, s meta.Service, r meta.Change) (any, error) {
+		return empty{}, s.ApplyChange(ctx, r)
+	}),
 	"Heartbeat": with(func(ctx context.Context, s meta.Service, r meta.Heartbeat) (any, error) {
 		return empty{}, s.Heartbeat(ctx, r)
 	}),

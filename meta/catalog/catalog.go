@@ -295,8 +295,8 @@ func (c *Catalog) CreateJob(j Job) (*Catalog, error) {
 		if j.Kind == JobView && t.Kind != KindView {
 			return nil, fmt.Errorf("view job %q writes %s, which is a plain table, not a materialized view: %w", j.Name, w, base.ErrInvalidArgument)
 		}
-		if j.Kind == JobIngest && t.Kind != KindTable {
-			return nil, fmt.Errorf("ingest job %q writes %s, which is a materialized view: %w", j.Name, w, base.ErrInvalidArgument)
+		if (j.Kind == JobIngest || j.Kind == JobSink) && t.Kind != KindTable {
+			return nil, fmt.Errorf("%s job %q writes %s, which is a materialized view: %w", j.Kind, j.Name, w, base.ErrInvalidArgument)
 		}
 	}
 	n := c.next()

@@ -197,6 +197,8 @@ func TestCatalogRefusals(t *testing.T) {
 		{"job writes source", createJob(Job{Name: "j", Kind: JobIngest, Writes: []ObjectName{Name("shop", "clicks")}}), base.ErrInvalidArgument, "which is a source"},
 		{"view job writes plain table", createJob(Job{Name: "j", Kind: JobView, Reads: []ObjectName{Name("shop", "clicks")}, Writes: []ObjectName{Name("shop", "orders")}}), base.ErrInvalidArgument, "not a materialized view"},
 		{"job without writes", createJob(Job{Name: "j", Kind: JobIngest}), base.ErrInvalidArgument, "writes no table"},
+		{"sink job writes two tables", createJob(Job{Name: "j", Kind: JobSink, Reads: []ObjectName{Name("shop", "clicks")}, Writes: []ObjectName{Name("shop", "orders"), Name("shop", "o2")}}), base.ErrInvalidArgument, "writes 2 tables"},
+		{"sink job without reads", createJob(Job{Name: "j", Kind: JobSink}), base.ErrInvalidArgument, "reads nothing"},
 		{"job with bad name", createJob(Job{Name: "../j", Kind: JobIngest, Writes: []ObjectName{Name("shop", "orders")}}), base.ErrInvalidArgument, "job name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,6 +210,30 @@ func TestCatalogRefusals(t *testing.T) {
 				t.Fatalf("error %q: want marker %v and text %q", err, tc.marker, tc.says)
 			}
 		})
+	}
+}
+
+// TestSinkJobWritesOnePlainTable: a sink job (CREATE SINK ... INTO)
+// writes one plain table, never a view; one to an external system writes
+// none.
+func TestSinkJobWritesOnePlainTable(t *testing.T) {
+	v := view("v")
+	c := build(t, createDB("shop"), createTable(ordersTable()), createSource(Name("shop", "clicks")), createTable(v))
+	into := Job{Name: "sink-k", Kind: JobSink, Reads: []ObjectName{Name("shop", "clicks")}, Writes: []ObjectName{Name("shop", "orders")}}
+	n, err := c.CreateJob(into)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := n.Job("sink-k"); err != nil || got.Kind != JobSink || len(got.Writes) != 1 {
+		t.Fatalf("sink job read back = %+v, %v", got, err)
+	}
+	if _, err := c.CreateJob(Job{Name: "sink-x", Kind: JobSink, Reads: []ObjectName{Name("shop", "orders")}}); err != nil {
+		t.Fatalf("external sink job: %v", err)
+	}
+	toView := into
+	toView.Writes = []ObjectName{v.Name}
+	if _, err := c.CreateJob(toView); !errors.Is(err, base.ErrInvalidArgument) || !strings.Contains(err.Error(), `sink job "sink-k" writes shop.v, which is a materialized view`) {
+		t.Fatalf("sink job into a view: %v", err)
 	}
 }
 

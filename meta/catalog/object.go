@@ -203,17 +203,21 @@ func (s *Source) Validate() error {
 	return nil
 }
 
-// JobKind tells ingest jobs from view jobs.
+// JobKind tells ingest, view and sink jobs apart.
 type JobKind string
 
 // Job kinds (DESIGN.md vocabulary).
 const (
-	// JobIngest reads sources and writes tables.
+	// JobIngest reads sources and writes tables: a table's connector, its
+	// DML (INSERT, UPDATE, DELETE) or a CDC source's tables.
 	JobIngest JobKind = "ingest"
 	// JobView reads tables and writes a materialized view's table.
 	JobView JobKind = "view"
-	// JobSink reads tables and views and writes an external system (a
-	// Kafka topic): it writes no table of the catalog.
+	// JobSink runs a query's changelog out of the tables and views it
+	// reads: into an external system (a Kafka topic, a Postgres table,
+	// files), writing no table of the catalog, or, for CREATE SINK ...
+	// INTO, into one plain table that it then writes in place of the
+	// table's DML job (FLIP-276's ETL job).
 	JobSink JobKind = "sink"
 )
 
@@ -244,8 +248,8 @@ func (j *Job) Validate() error {
 	switch {
 	case j.Kind != JobIngest && j.Kind != JobView && j.Kind != JobSink:
 		return fmt.Errorf("job %q: unknown kind %q: %w", j.Name, j.Kind, base.ErrInvalidArgument)
-	case j.Kind == JobSink && len(j.Writes) > 0:
-		return fmt.Errorf("job %q writes an external system, not tables: %w", j.Name, base.ErrInvalidArgument)
+	case j.Kind == JobSink && len(j.Writes) > 1:
+		return fmt.Errorf("sink job %q writes %d tables; a sink writes an external system or one table: %w", j.Name, len(j.Writes), base.ErrInvalidArgument)
 	case j.Kind == JobSink && len(j.Reads) == 0:
 		return fmt.Errorf("sink job %q reads nothing: %w", j.Name, base.ErrInvalidArgument)
 	case j.Kind != JobSink && len(j.Writes) == 0:

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) *Harness) {
 		{"Jobs", testJobs},
 		{"Freshness", testFreshness},
 		{"Restart", testRestart},
+		{"ChangeAtomic", testChangeAtomic},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, open(t)) })
 	}
@@ -530,4 +531,104 @@ func testRestart(t *testing.T, h *Harness) {
 	}
 	// Lineage survived: a second writer is still refused.
 	wantErr(t, s.RegisterJob(ctx, catalog.Job{Name: "dup", Kind: catalog.JobView, Reads: []catalog.ObjectName{name("t1")}, Writes: []catalog.ObjectName{name("t4")}}), lineage.ErrSecondWriter, `job "v4"`)
+}
+
+// hasObjects reports which of table tb and job j the service's catalog
+// holds.
+func hasObjects(t *testing.T, s meta.Service, tb, j string) (table, job bool) {
+	t.Helper()
+	c, err := s.Catalog(ctxT(t))
+	must(t, err)
+	_, terr := c.Table(name(tb))
+	_, jerr := c.Job(j)
+	return terr == nil, jerr == nil
+}
+
+// testChangeAtomic checks invariant meta-change-atomic: a change's steps
+// land together (a table and the job that writes it, a writer swapped, a
+// table dropped with its writer), a change refused at any step changes
+// nothing, and what landed is there after a restart.
+func testChangeAtomic(t *testing.T, h *Harness) {
+	s, ctx := h.Service, ctxT(t)
+	must(t, s.CreateDatabase(ctx, catalog.Database{Name: "shop"}))
+	must(t, s.CreateSource(ctx, catalog.Source{Name: name("s"), Connector: "kafka"}))
+	ingest := catalog.Job{Name: "ingest-t1", Kind: catalog.JobIngest, Reads: []catalog.ObjectName{name("s")}, Writes: []catalog.ObjectName{name("t1")}}
+	must(t, s.ApplyChange(ctx, meta.Change{CreateTables: []catalog.Table{table("t1", catalog.KindTable)}, RegisterJobs: []catalog.Job{ingest}}))
+	if tb, j := hasObjects(t, s, "t1", "ingest-t1"); !tb || !j {
+		t.Fatalf("after the change: table %v, job %v; want both", tb, j)
+	}
+	info, err := s.Job(ctx, "ingest-t1")
+	must(t, err)
+	if info.Status != meta.JobCreated || info.Job.Kind != catalog.JobIngest || len(info.Job.Writes) != 1 || info.Job.Writes[0] != name("t1") {
+		t.Fatalf("job of the change = %+v", info)
+	}
+	v := table("v", catalog.KindView)
+	view := catalog.Job{Name: "view-v", Kind: catalog.JobView, Reads: []catalog.ObjectName{name("t1")}, Writes: []catalog.ObjectName{name("v")}}
+	must(t, s.ApplyChange(ctx, meta.Change{CreateTables: []catalog.Table{v}, RegisterJobs: []catalog.Job{view}}))
+	l, err := s.Lineage(ctx, meta.LineageQuery{Node: ptr(name("v"))})
+	must(t, err)
+	if !reflect.DeepEqual(l.Upstream.Jobs, []string{"ingest-t1", "view-v"}) {
+		t.Fatalf("lineage upstream of v = %+v", l.Upstream)
+	}
+
+	// Refused at its last step (a second writer of t1, then a cycle):
+	// the view created by an earlier step of the same change is not
+	// there either.
+	w := table("w", catalog.KindView)
+	wantErr(t, s.ApplyChange(ctx, meta.Change{CreateTables: []catalog.Table{w}, RegisterJobs: []catalog.Job{
+		{Name: "view-w", Kind: catalog.JobView, Reads: []catalog.ObjectName{name("t1")}, Writes: []catalog.ObjectName{name("w")}},
+		{Name: "second", Kind: catalog.JobIngest, Reads: []catalog.ObjectName{name("s")}, Writes: []catalog.ObjectName{name("t1")}},
+	}}), lineage.ErrSecondWriter, `job "second"`, "shop.t1")
+	if tb, j := hasObjects(t, s, "w", "view-w"); tb || j {
+		t.Fatalf("refused change left table %v, job %v", tb, j)
+	}
+	wantErr(t, s.ApplyChange(ctx, meta.Change{CreateTables: []catalog.Table{w}, RegisterJobs: []catalog.Job{
+		{Name: "view-w", Kind: catalog.JobView, Reads: []catalog.ObjectName{name("v")}, Writes: []catalog.ObjectName{name("w")}},
+		{Name: "back", Kind: catalog.JobIngest, Reads: []catalog.ObjectName{name("w")}, Writes: []catalog.ObjectName{name("t1")}},
+	}, DropJobs: []string{"ingest-t1"}}), lineage.ErrCycle, `job "back"`)
+	if tb, j := hasObjects(t, s, "w", "view-w"); tb || j {
+		t.Fatalf("refused change left table %v, job %v", tb, j)
+	}
+	if _, j := hasObjects(t, s, "t1", "ingest-t1"); !j {
+		t.Fatal("a refused change dropped the job its first step named")
+	}
+	// Refused at a table step, after a valid one.
+	wantErr(t, s.ApplyChange(ctx, meta.Change{CreateTables: []catalog.Table{w, table("t1", catalog.KindTable)}}), base.ErrConflict, "shop.t1")
+	if tb, _ := hasObjects(t, s, "w", ""); tb {
+		t.Fatal("refused change left its first table")
+	}
+	wantErr(t, s.ApplyChange(ctx, meta.Change{}), base.ErrInvalidArgument)
+	// A dropped table's steps wait for the job that still writes it.
+	wantErr(t, s.ApplyChange(ctx, meta.Change{DropTables: []catalog.ObjectName{name("v")}}), base.ErrConflict, `job "view-v"`)
+
+	// The writer of t1 swapped in one change (CREATE SINK ... INTO).
+	sink := catalog.Job{Name: "sink-k", Kind: catalog.JobSink, Reads: []catalog.ObjectName{name("s")}, Writes: []catalog.ObjectName{name("t1")}}
+	must(t, s.ApplyChange(ctx, meta.Change{DropJobs: []string{"ingest-t1"}, RegisterJobs: []catalog.Job{sink}}))
+	if _, j := hasObjects(t, s, "t1", "ingest-t1"); j {
+		t.Fatal("swapped-out writer still registered")
+	}
+	// A view dropped with its job.
+	must(t, s.ApplyChange(ctx, meta.Change{DropJobs: []string{"view-v"}, DropTables: []catalog.ObjectName{name("v")}}))
+	if tb, j := hasObjects(t, s, "v", "view-v"); tb || j {
+		t.Fatalf("dropped view: table %v, job %v", tb, j)
+	}
+	if h.Restart == nil {
+		return
+	}
+	s = h.Restart(t)
+	c, err := s.Catalog(ctx)
+	must(t, err)
+	var got []string
+	for _, tb := range c.Tables() {
+		got = append(got, tb.Name.String())
+	}
+	for _, j := range c.Jobs() {
+		got = append(got, "job "+j.Name+" "+string(j.Kind))
+	}
+	if want := []string{"shop.t1", "job sink-k sink"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("after a restart the catalog holds %q, want %q", got, want)
+	}
+	if info, err := s.Job(ctx, "sink-k"); err != nil || info.Status != meta.JobCreated {
+		t.Fatalf("swapped-in job after a restart = %+v, %v", info, err)
+	}
 }

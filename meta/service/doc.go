@@ -26,7 +26,11 @@
 // Each DDL statement, read (its pin and any floors it raises, together),
 // pin renewal or release and job-state change is one store transaction:
 // one fsync with bbolt, one round trip with etcd, taken while the mutex is
-// held. Heartbeats and commit reports that change nothing write nothing.
+// held. A statement that changes several objects (ApplyChange: a table or
+// view with the job that writes it, a writer swapped, an object dropped
+// with its writer) is one transaction too: the catalog document, the job
+// records, pins, committed epochs and floors it touches are one batch, so
+// no crash or fail-over splits it (meta invariant meta-change-atomic). Heartbeats and commit reports that change nothing write nothing.
 // That every read writes its pin is also what fences a deposed etcd leader
 // (meta/ha).
 //

@@ -121,8 +121,13 @@
 // hint rebuilt from the statement's tokens), RisingWave's `p_time
 // TIMESTAMPTZ AS PROCTIME()` (Strata: GENERATED ALWAYS AS (proctime())
 // STORED), and an unquoted option name with a dash, Paimon's merge-engine
-// (Strata: 'merge-engine'). A negative epoch after AS OF EPOCH is 22023
-// naming the value.
+// (Strata: 'merge-engine'). Names that Postgres's parser accepts and a
+// later step refuses get their hint from NameHint, which the server calls
+// on every statement's error: Flink's TIMESTAMP_LTZ type (42704; Strata:
+// TIMESTAMPTZ) and the window_time column of Flink's window table
+// functions (42703; Strata's give window_start and window_end, and
+// Flink's window_time is window_end minus 1 ms). A negative epoch after
+// AS OF EPOCH is 22023 naming the value.
 //
 // CreateTable.Table and CreateSource.Source turn the statements into the
 // catalog's objects (package meta/catalog), which validate names further.

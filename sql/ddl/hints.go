@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v6"
@@ -254,4 +255,47 @@ func (p *parser) flinkClauseHint(at int) string {
 		return "Strata writes a lookup (temporal) join as JOIN LOOKUP(t) AS alias ON alias.key = ..., which reads t at each row's epoch; a whole query reads an older version with AS OF EPOCH n at its end."
 	}
 	return ""
+}
+
+// Hints for names of another system that Postgres's parser accepts and a
+// later step refuses: a type or a column that Strata calls otherwise.
+var (
+	// ltzType matches the refusal of Flink's TIMESTAMP_LTZ as a type, in
+	// any of its spellings (TIMESTAMP_LTZ, TIMESTAMP_LTZ(3)).
+	ltzType = regexp.MustCompile(`(?i)\btype "?timestamp_ltz\b`)
+	// windowTime matches the refusal of Flink's window_time column.
+	windowTime = regexp.MustCompile(`(?i)^column "?(?:[a-z0-9_$]+\.)?window_time"? does not exist`)
+)
+
+// Hint texts of NameHint.
+const (
+	ltzHint        = "Flink's TIMESTAMP_LTZ (an instant, shown in the session's time zone) is Strata's TIMESTAMPTZ (timestamp with time zone): write TIMESTAMPTZ, whose precision is microseconds, and SET TIME ZONE to show it in another zone."
+	windowTimeHint = "Strata's window table functions (TUMBLE, HOP, CUMULATE, SESSION) add the columns window_start and window_end; Flink's window_time is window_end - INTERVAL '1' MILLISECOND: group by and select window_end (or that expression) instead."
+)
+
+// NameHint adds a dialect hint to an error whose message refuses a name
+// of another system ([dialect-hints] in doc.go): Flink's TIMESTAMP_LTZ
+// type (`type "timestamp_ltz(3)" does not exist`, 42704) and the
+// window_time column of Flink's window table functions (`column
+// "window_time" does not exist`, 42703). The code, message and position
+// stay; an error with a hint already, or about something else, is
+// returned as it is. The server calls it on every statement's error,
+// whichever step (DDL, binder, the OLAP engine) refused the name.
+func NameHint(err error) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Hint != "" {
+		return err
+	}
+	var hint string
+	switch {
+	case se.Code == sqlerr.UndefinedObject && ltzType.MatchString(se.Message):
+		hint = ltzHint
+	case se.Code == sqlerr.UndefinedColumn && windowTime.MatchString(se.Message):
+		hint = windowTimeHint
+	default:
+		return err
+	}
+	c := *se
+	c.Hint = hint
+	return &c
 }

@@ -2,6 +2,7 @@ package ddl
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -100,5 +101,37 @@ func TestShowCreate(t *testing.T) {
 	_, err := Parse(`SHOW CREATE TABLE t x`)
 	if e := sqlerr.From(err); e == nil || e.Code != sqlerr.SyntaxError || e.Position != 21 {
 		t.Fatalf("trailing word: %+v", e)
+	}
+}
+
+// TestNameHint checks the hints for names of another system that a step
+// after the parser refuses: the code, message and position stay, and
+// other errors are left alone.
+func TestNameHint(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		hint string // "" for none
+	}{
+		{sqlerr.New(sqlerr.UndefinedObject, `column "ts": type "timestamp_ltz(3)" does not exist`).WithPosition(25), "is Strata's TIMESTAMPTZ (timestamp with time zone): write TIMESTAMPTZ"},
+		{sqlerr.New(sqlerr.UndefinedObject, `type "timestamp_ltz" does not exist`), "Flink's TIMESTAMP_LTZ"},
+		{fmt.Errorf("view v: %w", sqlerr.New(sqlerr.UndefinedObject, `type "TIMESTAMP_LTZ" does not exist`)), "Flink's TIMESTAMP_LTZ"},
+		{sqlerr.New(sqlerr.UndefinedColumn, `column "window_time" does not exist`).WithPosition(9), "Flink's window_time is window_end - INTERVAL '1' MILLISECOND"},
+		{sqlerr.New(sqlerr.UndefinedColumn, `column b.window_time does not exist`), "add the columns window_start and window_end"},
+		// Not another system's name, or a hint already there.
+		{sqlerr.New(sqlerr.UndefinedObject, `type "timestamp_ltzx" does not exist`), ""},
+		{sqlerr.New(sqlerr.UndefinedColumn, `column "window_times" does not exist`), ""},
+		{sqlerr.New(sqlerr.UndefinedColumn, `column "window_start" does not exist`), ""},
+		{sqlerr.New(sqlerr.SyntaxError, `column "window_time" does not exist`), ""},
+		{&sqlerr.Error{Code: sqlerr.UndefinedColumn, Message: `column "window_time" does not exist`, Hint: "kept"}, "kept"},
+		{errors.New(`type "timestamp_ltz" does not exist`), ""},
+	} {
+		got := NameHint(tc.err)
+		e := sqlerr.From(got)
+		if !strings.Contains(e.Hint, tc.hint) || tc.hint == "" && e.Hint != "" {
+			t.Errorf("NameHint(%v) hint = %q, want %q", tc.err, e.Hint, tc.hint)
+		}
+		if in := sqlerr.From(tc.err); e.Code != in.Code || e.Message != in.Message || e.Position != in.Position {
+			t.Errorf("NameHint(%v) = %s %q at %d: code, message or position changed", tc.err, e.Code, e.Message, e.Position)
+		}
 	}
 }

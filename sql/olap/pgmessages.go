@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/stratadb/strata/sql/pglex"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
@@ -361,14 +362,46 @@ var namedMessages = []struct {
 	{regexp.MustCompile(`^function ([^(" ]+)\(`), "fn"},
 	{regexp.MustCompile(`^function ([^(" ]+) does not exist`), "fn"},
 	{regexp.MustCompile(`^window function ([^(" ]+) requires an OVER clause`), "fn"},
+	{regexp.MustCompile(`^invalid input syntax for type [^:"]+: "(.*)"$`), "lit"},
+}
+
+// stringValue returns the value of a string literal token ('...',
+// E'...', $$...$$).
+func (t token) stringValue() (string, bool) {
+	if t.kind != tokString {
+		return "", false
+	}
+	var b strings.Builder
+	switch {
+	case strings.HasPrefix(t.text, "'"):
+		if _, err := pglex.ScanQuoted(t.text, 1, '\'', false, &b); err != nil {
+			return "", false
+		}
+	case strings.HasPrefix(t.text, "E'") || strings.HasPrefix(t.text, "e'"):
+		if _, err := pglex.ScanQuoted(t.text, 2, '\'', true, &b); err != nil {
+			return "", false
+		}
+	default:
+		tag, end, ok := pglex.DollarQuoted(t.text)
+		if !ok || end != len(t.text) {
+			return "", false
+		}
+		return t.text[len(tag) : end-len(tag)], true
+	}
+	return b.String(), true
 }
 
 // NamePosition returns the 1-based character position in query of the
 // relation, column or function that a PostgreSQL message names (`relation
-// "orderz" does not exist`), as PostgreSQL reports it, so that a client
-// can point at it: its first occurrence as a whole token, never inside a
-// string literal, a comment or a longer identifier; for a relation
-// written with its schema (public.orderz), the schema's start. Names
+// "orderz" does not exist`), or of the string literal whose text does not
+// convert to a type (`invalid input syntax for type bigint: "abc"`), as
+// PostgreSQL reports it,
+// so that a client can point at it: its first occurrence as a whole
+// token, never inside a string literal (for a name), a comment or a
+// longer identifier; for a relation written with its schema
+// (public.orderz), the schema's start. A value that comes from a table's
+// rows rather than a literal of the query is found nowhere (0), as
+// PostgreSQL gives such a run-time error no position. Names
 // compare as PostgreSQL resolves them (bare identifiers folded to lower
 // case, quoted ones exact). 0 when the message names nothing or the name
 // does not occur.
@@ -433,6 +466,13 @@ func NamePosition(query, message string) int {
 				}
 			case "fn":
 				if is(k, strings.ToLower(m[1])) && punct(k+1, "(") {
+					at = k
+				}
+			case "lit":
+				// A string literal whose text does not convert to
+				// the type it is compared with or cast to: PostgreSQL
+				// places the error at the literal.
+				if v, ok := toks[sig[k]].stringValue(); ok && v == m[1] {
 					at = k
 				}
 			}

@@ -110,6 +110,16 @@ func TestNamePosition(t *testing.T) {
 		{`SELECT x.a FROM t`, `missing FROM-clause entry for table "x"`, 8},
 		{`SELECT 1 + nosuch(2)`, `function nosuch(integer) does not exist`, 12},
 		{`SELECT a, b FROM t GROUP BY a`, `column "b" must appear in the GROUP BY clause or be used in an aggregate function`, 11},
+		// A string literal that does not convert: PostgreSQL points at
+		// the literal, written with any quoting, never at a name.
+		{`SELECT * FROM t WHERE id = 'abc'`, `invalid input syntax for type bigint: "abc"`, 28},
+		{`SELECT * FROM t WHERE abc = 1 OR 'abc' = id`, `invalid input syntax for type bigint: "abc"`, 34},
+		{`SELECT 'é', id + 'it''s' FROM t`, `invalid input syntax for type integer: "it's"`, 18},
+		{`SELECT * FROM t WHERE id = E'a\tb'`, "invalid input syntax for type bigint: \"a\tb\"", 28},
+		{`SELECT * FROM t WHERE id = $$x$$`, `invalid input syntax for type bigint: "x"`, 28},
+		{`SELECT * FROM t WHERE ts = '2024-13-01'::timestamp`, `invalid input syntax for type timestamp: "2024-13-01"`, 28},
+		// A value of a row, not of the query: nothing to point at.
+		{`SELECT v::bigint FROM t WHERE v <> 'x'`, `invalid input syntax for type bigint: "abc"`, 0},
 		// Nothing to point at.
 		{`SELECT * FROM t`, `relation "orderz" does not exist`, 0},
 		{`SELECT 'orderz'`, `relation "orderz" does not exist`, 0},
