@@ -490,7 +490,7 @@ func (e *Engine) planViewJob(cat *catalog.Catalog, def catalog.Job, t catalog.Ta
 	if out, err := e.Table(t.Name); err == nil {
 		ep.out = out
 	}
-	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism, Eval: &expr.Context{Loc: loc}})
+	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.jobParallelism(def), Eval: &expr.Context{Loc: loc}})
 	if closers == nil || err != nil {
 		err = errors.Join(err, ep.closeSources())
 	} else {
@@ -538,6 +538,9 @@ func (e *Engine) ExplainView(ctx context.Context, db, query string) (string, err
 func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog.Job) error {
 	g, side, err := e.buildJob(cat, def)
 	if err != nil {
+		return fmt.Errorf("job %q: %w", def.Name, err)
+	}
+	if g, side, def, err = e.matchCheckpoint(cat, def, g, side); err != nil {
 		return fmt.Errorf("job %q: %w", def.Name, err)
 	}
 	jctx, cancel := context.WithCancel(e.ctx)

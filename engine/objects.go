@@ -470,7 +470,8 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	if err != nil {
 		return err
 	}
-	def.Options = map[string]string{jobOptStartAfter: strconv.FormatUint(uint64(startAfter), 10)}
+	def.Options = map[string]string{jobOptStartAfter: strconv.FormatUint(uint64(startAfter), 10),
+		jobOptParallelism: strconv.Itoa(e.opts.Parallelism)}
 	if tz != "" {
 		def.Options[jobOptTimeZone] = tz
 	}

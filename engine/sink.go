@@ -133,7 +133,8 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 		return err
 	}
 	def := catalog.Job{Name: jobName, Kind: catalog.JobSink, Writes: []catalog.ObjectName{into},
-		Options: map[string]string{jobOptSink: name.Name, jobOptQuery: query, jobOptStartAfter: strconv.FormatUint(uint64(committed), 10)}}
+		Options: map[string]string{jobOptSink: name.Name, jobOptQuery: query, jobOptStartAfter: strconv.FormatUint(uint64(committed), 10),
+			jobOptParallelism: strconv.Itoa(e.opts.Parallelism)}}
 	_, reads, err := e.viewPlan(cat, name.Database, query)
 	if err != nil {
 		return err
@@ -329,7 +330,7 @@ func (e *Engine) buildSinkJob(cat *catalog.Catalog, def catalog.Job, closers *[]
 	if out, err := e.Table(t.Name); err == nil {
 		ep.out = out
 	}
-	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.opts.Parallelism})
+	j, err := planner.Build(def.Name, p, ep, planner.Options{Parallelism: e.jobParallelism(def)})
 	if closers == nil || err != nil {
 		err = errors.Join(err, ep.closeSources())
 	} else {

@@ -42,7 +42,7 @@ func (f *engineFlags) add(cmd *cobra.Command, defaultData string) {
 	cmd.Flags().StringVar(&f.data, "data", defaultData, "data directory (meta store, warehouse, checkpoints)")
 	cmd.Flags().DurationVar(&f.epoch, "epoch-interval", time.Second, "epoch_interval: how often the epoch clock advances")
 	cmd.Flags().DurationVar(&f.checkpoint, "checkpoint-interval", time.Second, "checkpoint_interval of every job")
-	cmd.Flags().IntVar(&f.par, "parallelism", 1, "parallelism of the stateful steps of view jobs")
+	cmd.Flags().IntVar(&f.par, "parallelism", 1, "parallelism of the stateful steps of the views and sinks created from now on (each keeps its own across restarts)")
 }
 
 // check refuses intervals and parallelism that cannot run.
