@@ -71,6 +71,17 @@ func (c *Committer) Prepare(subtask int, e base.Epoch, chunks []*types.Chunk) ([
 	return commit.Marshal(msgs)
 }
 
+// Close waits until the writer's background compactions have finished
+// (write.Writer.WaitCompaction): a compaction that went on writing files
+// after its job stopped would race a DROP that removes the table's
+// directory, and write into a table that is gone.
+func (c *Committer) Close() error {
+	if c.writer != nil {
+		c.writer.WaitCompaction()
+	}
+	return nil
+}
+
 // Commit implements operator.Committer.
 func (c *Committer) Commit(subtask int, e base.Epoch, prepared []byte) error {
 	return c.CommitAll(subtask, []operator.PreparedEpoch{{Epoch: e, Prepared: prepared}})

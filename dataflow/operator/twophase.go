@@ -3,6 +3,7 @@ package operator
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/stratadb/strata/internal/base"
@@ -120,6 +121,17 @@ func (s *TwoPhaseCommitSink) Open(ctx *Context) error {
 		}
 		s.buffer = append(s.buffer, c)
 		b = rest
+	}
+	return nil
+}
+
+// Close implements Operator: a committer that is an io.Closer (one that
+// runs work of its own beside the stream, such as a table writer's
+// background compaction) is closed, so that nothing it started outlives
+// the subtask attempt.
+func (s *TwoPhaseCommitSink) Close() error {
+	if c, ok := s.committer.(io.Closer); ok {
+		return c.Close()
 	}
 	return nil
 }

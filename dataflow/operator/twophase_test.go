@@ -161,3 +161,23 @@ func TestTwoPhaseCommitSinkCommitsABatchPerCheckpoint(t *testing.T) {
 		t.Fatalf("re-commit after restore: CommitAll calls %v, want %v", f2.calls, want)
 	}
 }
+
+// closingCommitter counts its Close calls.
+type closingCommitter struct {
+	fakeCommitter
+	closed int
+}
+
+func (c *closingCommitter) Close() error { c.closed++; return nil }
+
+// Close closes a committer that is an io.Closer, and is a no-op for one
+// that is not.
+func TestTwoPhaseCommitSinkClosesItsCommitter(t *testing.T) {
+	c := &closingCommitter{}
+	if err := operator.NewTwoPhaseCommitSink(c).Close(); err != nil || c.closed != 1 {
+		t.Fatalf("Close: %v, committer closed %d times, want 1", err, c.closed)
+	}
+	if err := operator.NewTwoPhaseCommitSink(&fakeCommitter{}).Close(); err != nil {
+		t.Fatalf("Close of a sink whose committer has no Close: %v", err)
+	}
+}
