@@ -14,11 +14,16 @@
 // and a later rescale can hand whole groups to other subtasks.
 //
 // HashKeys computes the same hashes for a whole chunk (the exchange's
-// path), and HashInt64Key for one value of a key of one 8-byte integer
-// column (Int64Keys), small enough for the exchange to inline into its
-// routing loop; both must agree with Hash64 of EncodeKey on every row,
+// path), HashInt64Keys for the values of a key of one 8-byte integer
+// column without NULLs (Int64Keys), and HashInt64Key for one such value.
+// HashInt64Keys, and HashKeys for such a column with or without NULLs,
+// hash eight values a step with AVX-512 where the processor has it
+// (hashvec_amd64.s; golang.org/x/sys/cpu detects it), the scalar steps
+// lane by lane. All must agree with Hash64 of EncodeKey on every row,
 // since key groups are persisted in checkpoints, which record the hash's
-// version (KeyGroupHash).
+// version (KeyGroupHash); the tests check both paths on every machine that
+// has the kernel, and the portable one everywhere (build tag purego turns
+// the kernel off).
 //
 // Every entry is stored under a namespace and a user key:
 //

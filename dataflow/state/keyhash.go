@@ -124,14 +124,41 @@ func appendIntKey(b []byte, null bool, x int64, w int) []byte {
 var nullKeyHash = Hash64([]byte{keyNullMarker})
 
 // hashInt64Keys sets h[r] to Hash64 of the 9-byte key of ints[r]
-// (HashInt64Key), or of a NULL's key.
+// (HashInt64Key), or of a NULL's key: every value hashed eight at a time
+// where the processor can (hashInt64s), then the NULL rows' hashes
+// replaced.
 func hashInt64Keys(h []uint64, nulls []bool, ints []int64) {
 	nulls, ints = nulls[:len(h)], ints[:len(h)]
-	for r := range h {
-		if nulls[r] {
+	hashInt64s(h, ints)
+	for r, null := range nulls {
+		if null {
 			h[r] = nullKeyHash
-			continue
 		}
+	}
+}
+
+// HashInt64Keys sets dst[r] to HashInt64Key(ints[r]) for every r and
+// returns dst (grown to len(ints); pass the previous result to reuse it):
+// the hashes HashKeys gives a key column of one 8-byte integer column
+// without NULLs (Int64Keys). The exchange routes such a chunk with it.
+//
+// On a processor with AVX-512 (F, DQ and BW) it hashes eight keys per
+// step in vector registers (hashvec_amd64.s), the same steps as
+// HashInt64Key lane by lane; elsewhere, and for the last len(ints) % 8
+// keys, one at a time. The scalar loop took about 4 ns a key on the 2-core
+// development machine, a tenth of the keyed pipeline's CPU time: four
+// dependent 64-bit multiplications and a dozen other operations a key.
+// Both paths are tested against Hash64 of the encoded key.
+func HashInt64Keys(dst []uint64, ints []int64) []uint64 {
+	dst = slices.Grow(dst[:0], len(ints))[:len(ints)]
+	hashInt64s(dst, ints)
+	return dst
+}
+
+// hashInt64s sets h[r] to HashInt64Key(ints[r]) for every r < len(h).
+func hashInt64s(h []uint64, ints []int64) {
+	ints = ints[:len(h)]
+	for r := hashInt64sVector(h, ints); r < len(h); r++ {
 		h[r] = HashInt64Key(ints[r])
 	}
 }

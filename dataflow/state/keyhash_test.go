@@ -17,7 +17,28 @@ import (
 // integer fast paths, NULLs, extreme values, and types that go through
 // types.AppendKey (text, double, boolean, and a BIGINT key over an
 // INTEGER column).
+//
+// It runs twice: with the vector kernel of 8-byte integer keys
+// (hashvec_amd64.s) where the processor has it, and with the portable loop.
 func TestHashKeysMatchesEncodedKeys(t *testing.T) {
+	forEachHashPath(t, testHashKeysMatchesEncodedKeys)
+}
+
+// forEachHashPath runs test with the vector kernel on, where the processor
+// has it, and off.
+func forEachHashPath(t *testing.T, test func(t *testing.T)) {
+	vector := hashVector
+	t.Cleanup(func() { hashVector = vector })
+	if vector {
+		t.Run("vector", test)
+	} else {
+		t.Log("no AVX-512 kernel on this processor: the portable loop only")
+	}
+	hashVector = false
+	t.Run("portable", test)
+}
+
+func testHashKeysMatchesEncodedKeys(t *testing.T) {
 	ints := func(r *rand.Rand) int64 {
 		switch r.IntN(6) {
 		case 0:
@@ -94,7 +115,76 @@ func TestHashKeysMatchesEncodedKeys(t *testing.T) {
 	}
 }
 
+// TestHashInt64KeysMatchesEncodedKeys checks HashInt64Keys, on both hash
+// paths, against Hash64 of each value's encoded BIGINT key and its key
+// group against KeyGroupOf, for every length from 0 to 70 (the vector
+// kernel's eight-key steps and the tails after them) and for a
+// 1024-value chunk, over random values, negative ones and the extremes
+// included. A NULL key has no value to hash here; HashKeys replaces its
+// hash, which TestHashKeysMatchesEncodedKeys checks with NULLs on both
+// paths.
+func TestHashInt64KeysMatchesEncodedKeys(t *testing.T) {
+	forEachHashPath(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(7, 8))
+		value := func() int64 {
+			switch r.IntN(8) {
+			case 0:
+				return math.MinInt64 + int64(r.IntN(3))
+			case 1:
+				return math.MaxInt64 - int64(r.IntN(3))
+			case 2:
+				return int64(r.IntN(5)) - 2
+			case 3:
+				return -int64(r.IntN(1 << 20))
+			}
+			return r.Int64() >> r.IntN(64) * int64(1-2*r.IntN(2))
+		}
+		var hashes []uint64
+		for n := range 1095 {
+			if n > 70 && n != 1024 {
+				continue
+			}
+			ints := make([]int64, n)
+			for i := range ints {
+				ints[i] = value()
+			}
+			hashes = HashInt64Keys(hashes, ints)
+			if len(hashes) != n {
+				t.Fatalf("%d hashes of %d values", len(hashes), n)
+			}
+			for i, x := range ints {
+				key := types.EncodeKey(nil, types.Row{types.NewInt64(x)}, []int{0}, []types.Type{types.Int64})
+				if want := Hash64(key); hashes[i] != want || HashInt64Key(x) != want {
+					t.Fatalf("length %d, value %d (%d): HashInt64Keys %#x, HashInt64Key %#x, Hash64 of the encoded key %#x",
+						n, i, x, hashes[i], HashInt64Key(x), want)
+				}
+				if g, want := GroupOfHash(hashes[i], 128), KeyGroupOf(key, 128); g != want {
+					t.Fatalf("length %d, value %d (%d): key group %d, want %d", n, i, x, g, want)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkHashKeysInt64 hashes a chunk of 1024 BIGINT keys, with the
+// vector kernel where the processor has it and with the portable loop.
 func BenchmarkHashKeysInt64(b *testing.B) {
+	vector := hashVector
+	defer func() { hashVector = vector }()
+	for _, v := range []bool{true, false} {
+		if v && !vector {
+			continue
+		}
+		hashVector = v
+		name := "portable"
+		if v {
+			name = "vector"
+		}
+		b.Run(name, benchmarkHashKeysInt64)
+	}
+}
+
+func benchmarkHashKeysInt64(b *testing.B) {
 	c := types.NewChunk([]types.Type{types.Int64}, 1024)
 	for i := range 1024 {
 		c.Append(types.Insert, types.Row{types.NewInt64(int64(i) * 7919 % 100000)})

@@ -125,15 +125,20 @@ func (o *edgeOut) resetSel(n int) {
 
 // splitInt64 is split for the most common exchange, two targets, a
 // power-of-two maximum parallelism and a key of one 8-byte integer column
-// without NULLs in c (state.Int64Keys; o.facts must be c's), in one loop:
-// it hashes each key (state.HashInt64Key, inlined), writes the row's
-// number into both selections and advances only its target's count. It
-// returns false, doing nothing, for any other edge or chunk.
+// without NULLs in c (state.Int64Keys; o.facts must be c's): it hashes the
+// whole key column (state.HashInt64Keys, eight keys a step in vector
+// registers where the processor can), then, in one loop over the hashes,
+// writes each row's number into both selections and advances only its
+// target's count. It returns false, doing nothing, for any other edge or
+// chunk.
 //
-// The general path writes the hashes out and reads them back, and appends
-// to the selections; an append keeps the selection's length in memory, so
-// a row waits for the previous row's store whenever both go to the same
-// target, half of the rows, while these counters stay in registers.
+// The general path appends to the selections; an append keeps the
+// selection's length in memory, so a row waits for the previous row's
+// store whenever both go to the same target, half of the rows, while these
+// counters stay in registers. Hashing inside the routing loop, one key at
+// a time (state.HashInt64Key, inlined), cost 5.8 µs a chunk of 1024 rows
+// in BenchmarkExchange/recycled; hashing the column first cost 4.9 µs
+// with the scalar loop and 2.8 µs with the vector kernel.
 func (o *edgeOut) splitInt64(c *types.Chunk) bool {
 	m := uint64(o.maxPar)
 	if len(o.sel) != 2 || m&(m-1) != 0 {
@@ -149,8 +154,9 @@ func (o *edgeOut) splitInt64(c *types.Chunk) bool {
 	route := o.route[:mask+1]
 	s0, s1 := o.sel[0][:n], o.sel[1][:n]
 	n0, n1 := 0, 0
-	for r, k := range keys {
-		t := int(route[state.HashInt64Key(k)&mask])
+	o.hashes = state.HashInt64Keys(o.hashes, keys)
+	for r, h := range o.hashes[:n] {
+		t := int(route[h&mask])
 		s0[n0], s1[n1] = int32(r), int32(r)
 		n0 += 1 - t
 		n1 += t
@@ -360,9 +366,26 @@ func selectPooled(c *types.Chunk, sel []int32, f chunkFacts, buf *types.Chunk) *
 		} else {
 			gatherInto(dst.Nulls, src.Nulls, sel)
 		}
-		gatherInto(dst.Ints, src.Ints, sel)
+	}
+	// The Ints two columns at a time: one pass over sel for both.
+	k := 0
+	for ; k+1 < len(c.Cols); k += 2 {
+		gatherInto2(out.Cols[k].Ints, out.Cols[k+1].Ints, c.Cols[k].Ints[:n], c.Cols[k+1].Ints[:n], sel)
+	}
+	if k < len(c.Cols) {
+		gatherInto(out.Cols[k].Ints, c.Cols[k].Ints, sel)
 	}
 	return out
+}
+
+// gatherInto2 is gatherInto of two columns of the same length n in one
+// loop: dst0[j], dst1[j] = src0[sel[j]], src1[sel[j]].
+func gatherInto2(dst0, dst1, src0, src1 []int64, sel []int32) {
+	dst0, dst1 = dst0[:len(sel)], dst1[:len(sel)]
+	src1 = src1[:len(src0)]
+	for j, i := range sel {
+		dst0[j], dst1[j] = src0[i], src1[i]
+	}
 }
 
 // resize returns s with length m, reallocated with capacity max(m, n)

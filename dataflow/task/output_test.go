@@ -126,6 +126,38 @@ func TestSelectPooledMatchesChunkSelect(t *testing.T) {
 // (the masked path) and another, to two and three targets; splitInt64,
 // which takes two targets and a power-of-two maximum, selects the same
 // rows as split, and declines the other edges and a key column with NULLs.
+// TestSelectPooledAnyColumnCount: selectPooled gathers the Ints two
+// columns at a time, and the last one alone when their number is odd; for
+// one to five columns, new and recycled, it gives what Chunk.Select gives.
+func TestSelectPooledAnyColumnCount(t *testing.T) {
+	for ncols := 1; ncols <= 5; ncols++ {
+		ts := make([]types.Type, ncols)
+		for k := range ts {
+			ts[k] = types.Int64
+		}
+		var buf *types.Chunk
+		for round := range int64(3) {
+			c := types.NewChunk(ts, 16)
+			for i := range int64(16) {
+				row := make(types.Row, ncols)
+				for k := range row {
+					row[k] = types.NewInt64((round+1)*1000*int64(k+1) - i*int64(k+3))
+				}
+				c.Append(types.Insert, row)
+			}
+			sel := []int{15, 2, 3, 9, 0, 11, 7}[:7-round]
+			sel32 := make([]int32, len(sel))
+			for j, i := range sel {
+				sel32[j] = int32(i)
+			}
+			buf = selectPooled(c, sel32, scan(c, chunkFacts{}), buf)
+			if got, want := buf.String(), c.Select(sel).String(); got != want {
+				t.Fatalf("%d columns, round %d:\n%s\nwant:\n%s", ncols, round, got, want)
+			}
+		}
+	}
+}
+
 func TestSplitRoutesByKeyGroup(t *testing.T) {
 	ts := []types.Type{types.Int64, types.Int64}
 	c := types.NewChunk(ts, 0)

@@ -3,7 +3,9 @@ package testkit
 import "math/bits"
 
 // accSlot is one slot of an accTable: a BIGINT key and its running sum and
-// count.
+// count. An empty slot is all zeros (slots are never emptied once used), so
+// a slot whose key equals a key other than 0 holds that key: the counting
+// loop's home-slot shortcut (KeyedSum.countHits) relies on it.
 type accSlot struct {
 	key      int64
 	sum, cnt int64

@@ -152,6 +152,15 @@ func (s *KeyedSum) Process(_ int, c *types.Chunk) error {
 // on the stack and reload them for every row. Once the table outgrows the
 // caches every row's probe misses them, and the fewer instructions a row
 // takes, the more rows' misses the processor keeps in flight at once.
+//
+// A row first compares its key with the key in its home slot alone: an
+// empty slot is all zeros, so for any key but 0 an equal key there is the
+// key's slot, without a look at the slot's flags. Only a key that is not
+// in its home slot (or is 0) walks the probe sequence. Fibonacci hashing
+// spreads an arithmetic progression of keys, the generator's, over the
+// slots so that nearly every key sits in its home slot. The shortcut took
+// 3-5% off BenchmarkKeyedSum at 1,000 and 50,000 keys and 10-15% at
+// 100,000 (thread CPU time, medians of four interleaved runs).
 func (s *KeyedSum) countHits(keys, vals []int64, kinds []types.RowKind, r0 int) int {
 	slots, shift := s.cache.slots, s.cache.shift
 	if len(slots) == 0 {
@@ -165,19 +174,23 @@ func (s *KeyedSum) countHits(keys, vals []int64, kinds []types.RowKind, r0 int) 
 	r := r0
 	for ; r < len(keys); r++ {
 		k := keys[r]
-		var a *accSlot
-		for i := (uint64(k) * fibonacci) >> (shift & 63); ; i = (i + 1) & mask {
-			sl := &slots[i]
-			if sl.flags&slotUsed == 0 {
+		i := (uint64(k) * fibonacci) >> (shift & 63) & mask
+		a := &slots[i]
+		if a.key != k || k == 0 {
+			a = nil
+			for ; ; i = (i + 1) & mask {
+				sl := &slots[i]
+				if sl.flags&slotUsed == 0 {
+					break
+				}
+				if sl.key == k {
+					a = sl
+					break
+				}
+			}
+			if a == nil {
 				break
 			}
-			if sl.key == k {
-				a = sl
-				break
-			}
-		}
-		if a == nil {
-			break
 		}
 		if kinds[r].IsRetract() {
 			a.sum -= vals[r]
