@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"regexp"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/sql/ddl"
@@ -23,6 +24,7 @@ func userError(err error) error {
 		return nil
 	}
 	err = ddl.NameHint(err)
+	err = tableOptionHint(err)
 	var se *sqlerr.Error
 	if !errors.As(err, &se) {
 		se = sqlerr.From(err)
@@ -33,5 +35,26 @@ func userError(err error) error {
 	}
 	c := *se
 	c.Message = msg
+	return &c
+}
+
+// unknownTableOption matches the engine's refusal of an option that is
+// neither the table store's nor, without a connector, a connector's.
+var unknownTableOption = regexp.MustCompile(`^table \S+: unknown option "[^"]*" \(table options are `)
+
+// tableOptionsHint names every option of the table store, as README's
+// "Options of the table store" lists them.
+const tableOptionsHint = "The table store's options are bucket, merge-engine, fields.<col>.aggregate-function, changelog-producer, write-buffer-rows, target-file-rows, num-sorted-run.compaction-trigger, compaction.size-ratio, compaction.max-size-amplification-percent, num-levels, snapshot.num-retained.min, snapshot.num-retained.max and snapshot.time-retained (README, \"Options of the table store\"); any other option belongs to a connector, named with connector = '...'."
+
+// tableOptionHint gives the refusal of an unknown table option (22023)
+// a hint naming every option of the table store, which its message
+// abbreviates.
+func tableOptionHint(err error) error {
+	var se *sqlerr.Error
+	if !errors.As(err, &se) || se.Code != sqlerr.InvalidParameterValue || se.Hint != "" || !unknownTableOption.MatchString(se.Message) {
+		return err
+	}
+	c := *se
+	c.Hint = tableOptionsHint
 	return &c
 }

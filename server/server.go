@@ -153,7 +153,10 @@ type VerifyResponse struct {
 	Extra   []string `json:"extra,omitempty"`
 	// By names the engine that recomputed the view ("duckdb", "batch").
 	By string `json:"by,omitempty"`
-	// Notes explain a difference (engine.Verification.Notes).
+	// Notes explain a difference (engine.Verification.Notes, and
+	// explainDifference's notes on lookup joins and top-N ties), or why
+	// a top-N view whose rows differ only among rows tied at its cut-off
+	// is OK.
 	Notes []string `json:"notes,omitempty"`
 	Error string   `json:"error,omitempty"`
 }
@@ -181,6 +184,13 @@ func Verify(ctx context.Context, e *engine.Engine, view string, epoch uint64) Ve
 	}
 	for _, r := range v.Extra {
 		out.Extra = append(out.Extra, r.String())
+	}
+	if !out.OK {
+		if cat, err := e.Catalog(ctx); err == nil {
+			if t, err := cat.Table(name); err == nil {
+				explainDifference(ctx, e, t, v, &out)
+			}
+		}
 	}
 	return out
 }

@@ -528,6 +528,8 @@ func (s *Session) describe(ctx context.Context, st ddl.Statement, args *engine.A
 			cols := textCols("name", "kind", "status", "reads", "writes", "last_checkpoint", "restarts")
 			cols[showJobsCheckpoint].Type, cols[showJobsRestarts].Type = types.Int64, types.Int64
 			return cols, nil
+		case showAll:
+			return textCols("name", "setting", "description"), nil
 		}
 		return textCols(settingName(st.What)), nil
 	case *ddl.Describe:
@@ -789,7 +791,13 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			}
 			return &pgwire.Result{Tag: "SET"}, nil
 		}
-		return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
+		e := sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
+		if v := st.Node.GetViewStmt(); v != nil {
+			// Flink's and RisingWave's CREATE VIEW: Strata's only views
+			// are materialized ones.
+			e.Hint = "Strata keeps views as materialized views: CREATE MATERIALIZED VIEW " + v.GetView().GetRelname() + " AS ... (a plain SELECT answers ad-hoc queries)."
+		}
+		return nil, e
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
 }
@@ -969,11 +977,13 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 				break
 			}
 			if t, terr := cat.Table(name); terr == nil {
+				e := sqlerr.New(sqlerr.WrongObjectType, "%q is not a view", name.Name)
 				if t.Kind == catalog.KindView {
-					err = sqlerr.New(sqlerr.WrongObjectType, "%q is not a view; use DROP MATERIALIZED VIEW to remove a materialized view", name.Name)
+					e.Hint = "Use DROP MATERIALIZED VIEW to remove a materialized view."
 				} else {
-					err = sqlerr.New(sqlerr.WrongObjectType, "%q is not a view; use DROP TABLE", name.Name)
+					e.Hint = "Use DROP TABLE to remove a table."
 				}
+				err = e
 			} else if !st.IfExists {
 				err = sqlerr.New(sqlerr.UndefinedTable, "view %q does not exist", name.Name)
 			}
@@ -1186,6 +1196,9 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 			return nil, err
 		}
 		rows = [][]string{{strconv.FormatUint(uint64(info.Epoch), 10)}}
+	case showAll:
+		res.Rows = rowsOf(s.showAllRows()...)
+		return res, nil
 	default:
 		v, ok := s.setting(st.What)
 		if !ok {

@@ -93,43 +93,7 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 				}
 			}
 			verified = true
-			bad, failed := false, false
-			for _, r := range results {
-				switch {
-				case r.Error != "":
-					failed = true
-					fmt.Fprintf(out, "%s: could not verify: %s\n", r.View, r.Error)
-				case r.OK:
-					what := "rows"
-					if r.Rows == 1 {
-						what = "row"
-					}
-					fmt.Fprintf(out, "%s: verified at epoch %d (%d %s%s)\n", r.View, r.Epoch, r.Rows, what, byWhom(r.By))
-				default:
-					bad = true
-					what := "rows"
-					if len(r.Missing) == 1 {
-						what = "row"
-					}
-					fmt.Fprintf(out, "%s: DIFFERS at epoch %d: %d %s missing, %d extra%s\n", r.View, r.Epoch, len(r.Missing), what, len(r.Extra), byWhom(r.By))
-					for _, m := range r.Missing {
-						fmt.Fprintf(out, "  missing %s\n", m)
-					}
-					for _, x := range r.Extra {
-						fmt.Fprintf(out, "  extra   %s\n", x)
-					}
-					for _, n := range r.Notes {
-						fmt.Fprintf(out, "  note: %s\n", n)
-					}
-				}
-			}
-			if failed {
-				return errVerifyFailed
-			}
-			if bad {
-				return errNotVerified
-			}
-			return nil
+			return reportVerify(out, results)
 		},
 	}
 	cmd.Flags().StringVar(&httpAddr, "http", "127.0.0.1:8080", "HTTP address of the running Strata")
@@ -153,4 +117,55 @@ func byWhom(by string) string {
 		return ""
 	}
 	return ", recomputed by " + by
+}
+
+// reportVerify prints each result to out: verified (with the notes of a
+// top-N view accepted for a tie at its cut-off), DIFFERS with the rows
+// missing and extra and the notes explaining them, or could not verify.
+// It returns errVerifyFailed when a view could not be verified (exit
+// status 2), else errNotVerified when one differs (exit status 1), else
+// nil.
+func reportVerify(out io.Writer, results []server.VerifyResponse) error {
+	bad, failed := false, false
+	for _, r := range results {
+		switch {
+		case r.Error != "":
+			failed = true
+			fmt.Fprintf(out, "%s: could not verify: %s\n", r.View, r.Error)
+		case r.OK:
+			what := "rows"
+			if r.Rows == 1 {
+				what = "row"
+			}
+			fmt.Fprintf(out, "%s: verified at epoch %d (%d %s%s)\n", r.View, r.Epoch, r.Rows, what, byWhom(r.By))
+			for _, n := range r.Notes {
+				// A top-N view whose rows differ only among
+				// rows tied at its cut-off says so.
+				fmt.Fprintf(out, "  note: %s\n", n)
+			}
+		default:
+			bad = true
+			what := "rows"
+			if len(r.Missing) == 1 {
+				what = "row"
+			}
+			fmt.Fprintf(out, "%s: DIFFERS at epoch %d: %d %s missing, %d extra%s\n", r.View, r.Epoch, len(r.Missing), what, len(r.Extra), byWhom(r.By))
+			for _, m := range r.Missing {
+				fmt.Fprintf(out, "  missing %s\n", m)
+			}
+			for _, x := range r.Extra {
+				fmt.Fprintf(out, "  extra   %s\n", x)
+			}
+			for _, n := range r.Notes {
+				fmt.Fprintf(out, "  note: %s\n", n)
+			}
+		}
+	}
+	if failed {
+		return errVerifyFailed
+	}
+	if bad {
+		return errNotVerified
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stratadb/strata/engine"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
+	"github.com/stratadb/strata/server"
 )
 
 // TestVerifyWindowViewData verifies a HOP view of a stopped instance's
@@ -93,5 +94,23 @@ func TestVerifyUnreachableIsExit2(t *testing.T) {
 		if !errors.Is(err, errVerifyFailed) || errors.Is(err, errNotVerified) {
 			t.Fatalf("%v: %v; want errVerifyFailed (exit 2)", args, err)
 		}
+	}
+}
+
+// TestReportVerifyNotes: a difference prints its notes and exits 1
+// (errNotVerified), as a watermark's note does; a top-N view accepted
+// for a tie at its cut-off prints verified with its note and exits 0.
+func TestReportVerifyNotes(t *testing.T) {
+	var out bytes.Buffer
+	err := reportVerify(&out, []server.VerifyResponse{{View: "enriched", Epoch: 7, Rows: 1, Missing: []string{"(10, bob)"}, Extra: []string{"(10, ann)"}, By: "duckdb", Notes: []string{"the view joins a table through LOOKUP(...)"}}})
+	want := "enriched: DIFFERS at epoch 7: 1 row missing, 1 extra, recomputed by duckdb\n  missing (10, bob)\n  extra   (10, ann)\n  note: the view joins a table through LOOKUP(...)\n"
+	if !errors.Is(err, errNotVerified) || out.String() != want {
+		t.Errorf("lookup difference: %v\n%s\nwant exit 1 and\n%s", err, out.String(), want)
+	}
+	out.Reset()
+	err = reportVerify(&out, []server.VerifyResponse{{View: "top5", Epoch: 9, Rows: 5, OK: true, By: "duckdb", Notes: []string{"the view is a top-N (ORDER BY ... LIMIT 5) whose last rows tie"}}})
+	want = "top5: verified at epoch 9 (5 rows, recomputed by duckdb)\n  note: the view is a top-N (ORDER BY ... LIMIT 5) whose last rows tie\n"
+	if err != nil || out.String() != want {
+		t.Errorf("top-N tie: %v\n%s\nwant exit 0 and\n%s", err, out.String(), want)
 	}
 }

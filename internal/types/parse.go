@@ -178,9 +178,12 @@ func ParseText(t Type, s string, loc *time.Location) (Datum, error) {
 		d, err := NewJSONB(s)
 		if err != nil {
 			// Postgres: the message names json, the detail says what
-			// is wrong.
+			// is wrong in Postgres's words (jsonSyntaxDetail).
 			e := valueErr(codeInvalidText, "invalid input syntax for type json")
-			e.Detail = err.Error()
+			e.Detail = jsonSyntaxDetail(s)
+			if e.Detail == "" {
+				e.Detail = base.UserMessage(err.Error())
+			}
 			return Null, e
 		}
 		return d, nil

@@ -233,10 +233,12 @@ func (b *Binder) resolve(s *scope, qual, name string, loc int32) (int, error) {
 		if !qualSeen {
 			return 0, b.errAt(loc, sqlerr.UndefinedTable, "missing FROM-clause entry for table %q", qual)
 		}
+		e := sqlerr.New(sqlerr.UndefinedColumn, "column %q does not exist", name)
 		if qual != "" {
-			return 0, b.errAt(loc, sqlerr.UndefinedColumn, "column %s.%s does not exist", qual, name)
+			e = sqlerr.New(sqlerr.UndefinedColumn, "column %s.%s does not exist", qual, name)
 		}
-		return 0, b.errAt(loc, sqlerr.UndefinedColumn, "column %q does not exist", name)
+		e.Hint = columnHint(s, qual, name)
+		return 0, b.atLoc(loc, e)
 	}
 	return found, nil
 }

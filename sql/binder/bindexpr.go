@@ -201,12 +201,19 @@ func (b *Binder) bindExpr(n *pg_query.Node, ec exprCtx) (expr.Expr, error) {
 		}
 		return b.call(name, nil, sv.GetLocation())
 	case n.GetSubLink() != nil:
-		return nil, b.errAt(n.GetSubLink().GetLocation(), sqlerr.FeatureNotSupported, "subqueries in expressions are not supported")
+		e := sqlerr.New(sqlerr.FeatureNotSupported, "subqueries in expressions are not supported")
+		e.Hint = subqueryHint
+		return nil, b.atLoc(n.GetSubLink().GetLocation(), e)
 	case n.GetParamRef() != nil:
 		return b.bindParam(n.GetParamRef())
 	}
 	return nil, b.errAt(nodeLoc(n), sqlerr.FeatureNotSupported, "unsupported expression %T", n.GetNode())
 }
+
+// subqueryHint is the hint of a subquery the binder refuses (a scalar
+// subquery in WHERE, EXISTS in the select list): the forms a view takes,
+// and the join that replaces the others.
+const subqueryHint = "Write it as a join: a view takes [NOT] EXISTS and [NOT] IN subqueries in WHERE and scalar aggregate subqueries in the select list; join any other subquery's result instead, as in FROM t JOIN (SELECT ...) AS s ON ..."
 
 func (b *Binder) bindList(ns []*pg_query.Node, ec exprCtx) ([]expr.Expr, error) {
 	out := make([]expr.Expr, 0, len(ns))

@@ -121,12 +121,17 @@
 // hint rebuilt from the statement's tokens), RisingWave's `p_time
 // TIMESTAMPTZ AS PROCTIME()` (Strata: GENERATED ALWAYS AS (proctime())
 // STORED), and an unquoted option name with a dash, Paimon's merge-engine
-// (Strata: 'merge-engine'). Names that Postgres's parser accepts and a
-// later step refuses get their hint from NameHint, which the server calls
-// on every statement's error: Flink's TIMESTAMP_LTZ type (42704; Strata:
-// TIMESTAMPTZ) and the window_time column of Flink's window table
+// (Strata: 'merge-engine'); Flink's MATCH_RECOGNIZE and RisingWave's EMIT
+// ON WINDOW CLOSE, which Strata has no form of, get a hint saying so (and
+// what a window view does instead). Names that Postgres's parser accepts
+// and a later step refuses get their hint from NameHint, which the server
+// calls on every statement's error: Flink's TIMESTAMP_LTZ type (42704;
+// Strata: TIMESTAMPTZ), the window_time column of Flink's window table
 // functions (42703; Strata's give window_start and window_end, and
-// Flink's window_time is window_end minus 1 ms). A negative epoch after
+// Flink's window_time is window_end minus 1 ms), Flink's group window
+// functions, GROUP BY TUMBLE(ts, size) with TUMBLE_START and the like
+// (42883; Strata: FROM TUMBLE(t, ts, size) ... GROUP BY window_start,
+// window_end), and LISTAGG (42883; Strata: string_agg). A negative epoch after
 // AS OF EPOCH is 22023 naming the value.
 //
 // CreateTable.Table and CreateSource.Source turn the statements into the

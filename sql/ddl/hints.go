@@ -55,6 +55,9 @@ func (p *parser) withHint(err error) error {
 		hint = p.flinkClauseHint(at)
 	}
 	if hint == "" {
+		hint = p.unsupportedClauseHint(at)
+	}
+	if hint == "" {
 		return err
 	}
 	c := *se
@@ -257,6 +260,28 @@ func (p *parser) flinkClauseHint(at int) string {
 	return ""
 }
 
+// Hint texts of unsupportedClauseHint.
+const (
+	matchRecognizeHint    = "MATCH_RECOGNIZE (Flink's complex event processing, CEP) is not supported in Strata."
+	emitOnWindowCloseHint = "Strata has no EMIT ON WINDOW CLOSE; drop the clause. A window view's rows are updated every epoch while their window fills, and over a table with a WATERMARK a window's state is freed once the watermark has passed it, its last row staying in the view."
+)
+
+// unsupportedClauseHint recognises clauses of other systems that Strata
+// has no form of, at or just before token at: Flink's MATCH_RECOGNIZE
+// (Postgres's parser takes the keyword for an alias and stops inside its
+// parentheses) and RisingWave's EMIT ON WINDOW CLOSE, and says so.
+func (p *parser) unsupportedClauseHint(at int) string {
+	for k := at; k >= max(at-3, 0); k-- {
+		if p.toks[k].word() == "match_recognize" {
+			return matchRecognizeHint
+		}
+	}
+	if p.toks[at].word() == "emit" && at+3 < len(p.toks) && p.toks[at+1].word() == "on" && p.toks[at+2].word() == "window" && p.toks[at+3].word() == "close" {
+		return emitOnWindowCloseHint
+	}
+	return ""
+}
+
 // Hints for names of another system that Postgres's parser accepts and a
 // later step refuses: a type or a column that Strata calls otherwise.
 var (
@@ -265,33 +290,86 @@ var (
 	ltzType = regexp.MustCompile(`(?i)\btype "?timestamp_ltz\b`)
 	// windowTime matches the refusal of Flink's window_time column.
 	windowTime = regexp.MustCompile(`(?i)^column "?(?:[a-z0-9_$]+\.)?window_time"? does not exist`)
+	// undefinedFunction matches the refusal of a function and captures
+	// its name: the binder's `function tumble_start(timestamp, interval)
+	// does not exist` and the OLAP engine's `function tumble does not
+	// exist`.
+	undefinedFunction = regexp.MustCompile(`(?i)^function "?([a-z0-9_$]+)"?(?:\(.*\))? does not exist`)
 )
+
+// groupWindowFamily is the window table function of each of Flink's
+// legacy group window functions (GROUP BY TUMBLE(ts, size) and its
+// auxiliary functions TUMBLE_START, ...).
+var groupWindowFamily = map[string]string{
+	"tumble": "tumble", "tumble_start": "tumble", "tumble_end": "tumble", "tumble_rowtime": "tumble", "tumble_proctime": "tumble",
+	"hop": "hop", "hop_start": "hop", "hop_end": "hop", "hop_rowtime": "hop", "hop_proctime": "hop",
+	"session": "session", "session_start": "session", "session_end": "session", "session_rowtime": "session", "session_proctime": "session",
+}
+
+// groupWindowCalls are Strata's window table function calls written with
+// the arguments of Flink's group window functions.
+var groupWindowCalls = map[string]string{
+	"tumble":  "TUMBLE(t, ts, INTERVAL '1' MINUTE)",
+	"hop":     "HOP(t, ts, slide, size)",
+	"session": "SESSION(t, ts, gap)",
+}
+
+// groupWindowHint is the hint for Flink's group window function fn (lower
+// case), one of groupWindowFamily's names.
+func groupWindowHint(fn string) string {
+	family := groupWindowFamily[fn]
+	up := strings.ToUpper(family)
+	return "Flink's group window functions (GROUP BY " + up + "(...), " + up + "_START, " + up + "_END, " + up + "_ROWTIME) are window table functions in Strata: SELECT window_start, window_end, count(*) FROM " + groupWindowCalls[family] + " GROUP BY window_start, window_end; " + up + "_START is window_start, " + up + "_END is window_end and " + up + "_ROWTIME is window_end - INTERVAL '1' MILLISECOND."
+}
+
+// noFunctionHint is Postgres's generic hint of 42883 for a function.
+const noFunctionHint = "No function matches the given name and argument types. You might need to add explicit type casts."
 
 // Hint texts of NameHint.
 const (
+	listaggHint    = "Flink's LISTAGG(x [, delimiter]) is PostgreSQL's string_agg(x, delimiter), which views and SELECT both take: write string_agg(x, ',') (the delimiter is required; LISTAGG's default is ',')."
 	ltzHint        = "Flink's TIMESTAMP_LTZ (an instant, shown in the session's time zone) is Strata's TIMESTAMPTZ (timestamp with time zone): write TIMESTAMPTZ, whose precision is microseconds, and SET TIME ZONE to show it in another zone."
 	windowTimeHint = "Strata's window table functions (TUMBLE, HOP, CUMULATE, SESSION) add the columns window_start and window_end; Flink's window_time is window_end - INTERVAL '1' MILLISECOND: group by and select window_end (or that expression) instead."
 )
 
 // NameHint adds a dialect hint to an error whose message refuses a name
 // of another system ([dialect-hints] in doc.go): Flink's TIMESTAMP_LTZ
-// type (`type "timestamp_ltz(3)" does not exist`, 42704) and the
+// type (`type "timestamp_ltz(3)" does not exist`, 42704), the
 // window_time column of Flink's window table functions (`column
-// "window_time" does not exist`, 42703). The code, message and position
-// stay; an error with a hint already, or about something else, is
-// returned as it is. The server calls it on every statement's error,
+// "window_time" does not exist`, 42703), Flink's group window functions
+// (TUMBLE in GROUP BY, TUMBLE_START, HOP_END, SESSION_START, ...) and
+// LISTAGG (`function listagg(text, unknown) does not exist`, 42883). The
+// code, message and position stay; an error with a hint already (but for
+// Postgres's generic hint of 42883, which a function's dialect hint
+// replaces), or about something else, is returned as it is. The server calls it on every statement's error,
 // whichever step (DDL, binder, the OLAP engine) refused the name.
 func NameHint(err error) error {
 	var se *sqlerr.Error
-	if !errors.As(err, &se) || se.Hint != "" {
+	if !errors.As(err, &se) {
 		return err
 	}
 	var hint string
 	switch {
+	case se.Code == sqlerr.UndefinedFunction && (se.Hint == "" || se.Hint == noFunctionHint):
+		m := undefinedFunction.FindStringSubmatch(se.Message)
+		if m == nil {
+			return err
+		}
+		switch fn := strings.ToLower(m[1]); {
+		case groupWindowFamily[fn] != "":
+			hint = groupWindowHint(fn)
+		case fn == "listagg":
+			hint = listaggHint
+		default:
+			return err
+		}
+	case se.Code == sqlerr.UndefinedColumn && windowTime.MatchString(se.Message) && (se.Hint == "" || strings.HasPrefix(se.Hint, "Perhaps you meant")):
+		// Flink's column, not a typo of a near one.
+		hint = windowTimeHint
+	case se.Hint != "":
+		return err
 	case se.Code == sqlerr.UndefinedObject && ltzType.MatchString(se.Message):
 		hint = ltzHint
-	case se.Code == sqlerr.UndefinedColumn && windowTime.MatchString(se.Message):
-		hint = windowTimeHint
 	default:
 		return err
 	}

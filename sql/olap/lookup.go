@@ -57,3 +57,7 @@ func unwrapLookup(sqlText string) string {
 	}
 	return join(toks)
 }
+
+// HasLookupJoin reports whether sqlText joins a table through LOOKUP(t)
+// (after FROM, JOIN or a comma), the form unwrapLookup rewrites.
+func HasLookupJoin(sqlText string) bool { return unwrapLookup(sqlText) != sqlText }

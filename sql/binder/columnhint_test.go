@@ -1,0 +1,33 @@
+package binder
+
+import "testing"
+
+// TestColumnHint: a mistyped column gets the nearest column of its scope
+// as PostgreSQL suggests it, and no suggestion when none is near, more
+// than half of the name differs or two are equally near.
+func TestColumnHint(t *testing.T) {
+	s := &scope{cols: []scopeCol{
+		{table: "bid", name: "auction"}, {table: "bid", name: "price"}, {table: "bid", name: "bidder"},
+		{table: "a", name: "id"}, {table: "b", name: "id", hidden: true},
+		{table: "b", name: "ab"}, {table: "b", name: "ac"},
+	}}
+	for _, tc := range []struct{ qual, name, want string }{
+		{"", "auctoin", `Perhaps you meant to reference the column "auction".`},
+		{"", "prise", `Perhaps you meant to reference the column "price".`},
+		{"bid", "bider", `Perhaps you meant to reference the column "bid.bidder".`},
+		{"", "ix", `Perhaps you meant to reference the column "id".`}, // b.id is hidden: one id
+		{"", "date_time", ""}, // nothing near
+		{"", "ixyz", ""},      // within 3 of id, but 3 of 4 characters differ
+		{"", "ax", ""},        // ab and ac are equally near
+		{"a", "auctoin", ""},  // auction is not a's
+		{"", "zzzzzzz", ""},   // too far
+		{"bid", "auctionx", `Perhaps you meant to reference the column "bid.auction".`},
+	} {
+		if got := columnHint(s, tc.qual, tc.name); got != tc.want {
+			t.Errorf("columnHint(%q, %q) = %q, want %q", tc.qual, tc.name, got, tc.want)
+		}
+	}
+	if d := editDistance("auctoin", "auction"); d != 2 {
+		t.Errorf("editDistance(auctoin, auction) = %d, want 2", d)
+	}
+}
