@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -16,7 +15,6 @@ import (
 	"github.com/stratadb/strata/connector/tablesink"
 	"github.com/stratadb/strata/connector/tablesource"
 	"github.com/stratadb/strata/dataflow/barrier"
-	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/dataflow/graph"
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/task"
@@ -576,7 +574,7 @@ func (e *Engine) startJob(ctx context.Context, cat *catalog.Catalog, def catalog
 		// the barrier takes to cross the job, not half an interval more.
 		CheckpointOnEpoch: true,
 		TolerableFailures: 3,
-		Storage:           checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", def.Name), 2),
+		Storage:           e.checkpointStorage(def.Name),
 		Restart:           task.RestartStrategy{MaxAttempts: 1 << 30, Delay: time.Second, MaxDelay: 30 * time.Second},
 		Probe:             &rj.probe,
 		OnEvent: func(ev task.Event) {

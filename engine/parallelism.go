@@ -45,13 +45,9 @@ func (e *Engine) jobParallelism(def catalog.Job) int {
 // than a restore that drops or misses state. A job with no checkpoint
 // passes as it is.
 func (e *Engine) matchCheckpoint(cat *catalog.Catalog, def catalog.Job, g *graph.Job, side *sidecar) (*graph.Job, *sidecar, catalog.Job, error) {
-	st := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", def.Name), 2)
-	m, err := st.Latest()
-	if errors.Is(err, base.ErrNotFound) || (err == nil && m == nil) {
-		return g, side, def, nil
-	}
-	if err != nil {
-		// The restore reads the same metadata and reports what is wrong.
+	m, err := e.checkpointStorage(def.Name).Latest()
+	if err != nil || m == nil {
+		// No checkpoint yet; or one the restore reads again and reports.
 		return g, side, def, nil
 	}
 	vertex, want, have := checkpointShape(g, m)
@@ -83,6 +79,12 @@ func (e *Engine) matchCheckpoint(cat *catalog.Catalog, def catalog.Job, g *graph
 	}
 	return nil, nil, def, errors.Join(fmt.Errorf("step %s runs %d subtasks but checkpoint %d holds the state of %d: the job cannot restore it at another parallelism: %w",
 		vertex, want, m.Checkpoint, have, base.ErrInvalidArgument), err)
+}
+
+// checkpointStorage returns the storage of job's checkpoints, keeping the
+// last two completed ones.
+func (e *Engine) checkpointStorage(job string) *checkpoint.Storage {
+	return checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", job), 2)
 }
 
 // checkpointShape returns the first non-source vertex of g whose number

@@ -3,11 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/stratadb/strata/dataflow/checkpoint"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
@@ -146,7 +144,7 @@ var systemTables = map[string]systemTable{
 	"checkpoints": {
 		cols: sysCols("job", "TEXT", "checkpoint_id", "BIGINT", "mode", "TEXT", "subtasks", "BIGINT", "bytes", "BIGINT"),
 		rows: jobRows(func(e *Engine, j catalog.Job) []types.Row {
-			st := checkpoint.NewStorage(checkpoint.OSFS{}, filepath.Join(e.opts.Dir, "checkpoints", j.Name), 2)
+			st := e.checkpointStorage(j.Name)
 			ms, err := st.Completed()
 			if err != nil {
 				return nil // a job without checkpoints yet
