@@ -56,9 +56,16 @@ type Config struct {
 	// finishing while it returns true (it idles instead), so that tests can
 	// make failures happen before the job ends.
 	Hold func() bool
-	// Idle is how long Next waits when the input has nothing new (default
-	// 1 ms).
+	// Idle is how long Next first waits when the input has nothing new
+	// (default 1 ms). While the input stays empty the wait doubles, up to
+	// MaxIdle, and the first chunk read sets it back to Idle; a wait ends
+	// early when the clock opens a new epoch, so that closing an epoch is
+	// never delayed by it.
 	Idle time.Duration
+	// MaxIdle is the longest wait of an idle input (default 16 × Idle):
+	// the most a chunk that arrives on an input idle for a while waits
+	// before it is read.
+	MaxIdle time.Duration
 	// KeepPairs is how many recent (epoch, position) pairs the checkpoint
 	// keeps (default 64).
 	KeepPairs int
@@ -82,8 +89,16 @@ type Source struct {
 	closed base.Epoch
 	pairs  []Pair // ascending epochs
 	clock  atomic.Uint64
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
+	// tick receives a value when the clock opens a new epoch, so that an
+	// idle wait ends at once (capacity 1: ticks that nobody waited for
+	// collapse into one).
+	tick chan struct{}
+	// idle is the next idle wait (Config.Idle to Config.MaxIdle); timer
+	// times it.
+	idle  time.Duration
+	timer *time.Timer
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
 }
 
 // New returns an ingest source subtask.
@@ -94,10 +109,13 @@ func New(cfg Config) *Source {
 	if cfg.Idle == 0 {
 		cfg.Idle = time.Millisecond
 	}
+	if cfg.MaxIdle < cfg.Idle {
+		cfg.MaxIdle = 16 * cfg.Idle
+	}
 	if cfg.KeepPairs == 0 {
 		cfg.KeepPairs = 64
 	}
-	return &Source{cfg: cfg, closed: cfg.StartEpoch - 1}
+	return &Source{cfg: cfg, closed: cfg.StartEpoch - 1, tick: make(chan struct{}, 1), idle: cfg.Idle}
 }
 
 const stateKey = "ingest-source"
@@ -150,6 +168,32 @@ func (s *Source) follow(ctx context.Context, cur base.Epoch) {
 		}
 		cur = info.Epoch
 		s.clock.Store(uint64(cur))
+		select {
+		case s.tick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// wait waits while the input has nothing new: s.idle, doubled for the next
+// wait up to Config.MaxIdle, or until the clock opens an epoch. Waiting
+// longer as an input stays empty keeps an idle job from waking its source
+// a thousand times a second; ending the wait on a tick keeps epochs closing
+// on time.
+func (s *Source) wait() {
+	d := s.idle
+	s.idle = min(2*s.idle, s.cfg.MaxIdle)
+	if s.timer == nil {
+		s.timer = time.NewTimer(d)
+	} else {
+		s.timer.Reset(d)
+	}
+	select {
+	case <-s.timer.C:
+	case <-s.tick:
+		// Since Go 1.23 a stopped timer delivers no stale value, so
+		// the next Reset starts clean.
+		s.timer.Stop()
 	}
 }
 
@@ -218,9 +262,10 @@ func (s *Source) read() (operator.Item, error) {
 		return operator.Item{}, fmt.Errorf("ingest source %s at position %d: %w", s.cfg.Name, s.pos, err)
 	}
 	if c == nil {
-		time.Sleep(s.cfg.Idle)
+		s.wait()
 		return operator.Item{}, nil
 	}
+	s.idle = s.cfg.Idle
 	s.pos = next
 	return operator.Item{Chunk: c}, nil
 }
