@@ -15,8 +15,12 @@ import (
 )
 
 // Explaining a difference of verify. The engine's notes cover inputs
-// with a watermark; two more kinds of view can differ from a
+// with a watermark; three more kinds of view can differ from a
 // recomputation of their query without a fault:
+//
+//   - A view calling string_agg, array_agg, json_agg or jsonb_agg
+//     without ORDER BY inside the call: the order of the elements is
+//     not defined. Verify notes it beside the difference.
 //
 //   - A lookup join (JOIN LOOKUP(t)) joins each row with t as it was at
 //     the row's epoch, and later changes of t do not revise earlier rows
@@ -35,6 +39,13 @@ import (
 // lookupNote explains a difference of a view with a lookup join.
 const lookupNote = "the view joins a table through LOOKUP(...): each row was joined with the looked-up row as it was at that row's epoch, and later changes of the looked-up table do not revise rows joined before them, while the recomputation joins the table as it is at the verified epoch; rows whose looked-up row changed since they were joined show here as differences"
 
+// unorderedNote explains a difference of a view that calls
+// order-sensitive aggregates (string_agg, ...) without ORDER BY.
+func unorderedNote(aggs []string) string {
+	return fmt.Sprintf("the view calls %s without ORDER BY inside the call: the order of the elements is not defined (as in PostgreSQL), and the view and the recomputation may list the same elements in different orders; add ORDER BY inside the call, as in string_agg(x, ',' ORDER BY x), for one answer",
+		strings.Join(aggs, ", "))
+}
+
 // explainDifference adds notes to out, a difference of view t at out.Epoch
 // (engine.Verification's rows missing and extra), and accepts a top-N
 // view whose difference is only among rows tied at its cut-off (out.OK
@@ -42,6 +53,9 @@ const lookupNote = "the view joins a table through LOOKUP(...): each row was joi
 func explainDifference(ctx context.Context, e *engine.Engine, t catalog.Table, v engine.Verification, out *VerifyResponse) {
 	if olap.HasLookupJoin(t.Query) {
 		out.Notes = append(out.Notes, lookupNote)
+	}
+	if aggs := olap.UnorderedAggregates(t.Query); len(aggs) > 0 {
+		out.Notes = append(out.Notes, unorderedNote(aggs))
 	}
 	topN, ok := topNOf(t)
 	if !ok {

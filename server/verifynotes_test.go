@@ -120,3 +120,20 @@ func TestVerifyLookupJoinNote(t *testing.T) {
 		t.Fatalf("verify enriched: %+v, want (10, bob) missing, (10, ann) extra and the note %q", res, lookupNote)
 	}
 }
+
+// TestVerifyUnorderedAggregateNote: a difference of a view calling
+// string_agg without ORDER BY carries a note saying the order of its
+// elements is not defined; with ORDER BY inside the call it does not.
+func TestVerifyUnorderedAggregateNote(t *testing.T) {
+	for q, want := range map[string]bool{
+		"SELECT grp, string_agg(name, ',') AS names FROM items GROUP BY grp":               true,
+		"SELECT grp, string_agg(name, ',' ORDER BY name) AS names FROM items GROUP BY grp": false,
+	} {
+		out := VerifyResponse{View: "sa", Missing: []string{"(NULL, 'z,w')"}, Extra: []string{"(NULL, 'w,z')"}}
+		explainDifference(context.Background(), nil, catalog.Table{Query: q}, engine.Verification{}, &out)
+		has := slices.Contains(out.Notes, unorderedNote([]string{"string_agg"}))
+		if has != want || out.OK {
+			t.Errorf("%s: notes %q, ok %v; want the unordered note %v and still a difference", q, out.Notes, out.OK, want)
+		}
+	}
+}

@@ -150,12 +150,8 @@ func reportVerify(out io.Writer, results []server.VerifyResponse) error {
 				what = "row"
 			}
 			fmt.Fprintf(out, "%s: DIFFERS at epoch %d: %d %s missing, %d extra%s\n", r.View, r.Epoch, len(r.Missing), what, len(r.Extra), byWhom(r.By))
-			for _, m := range r.Missing {
-				fmt.Fprintf(out, "  missing %s\n", m)
-			}
-			for _, x := range r.Extra {
-				fmt.Fprintf(out, "  extra   %s\n", x)
-			}
+			printDiffRows(out, "missing", r.Missing)
+			printDiffRows(out, "extra  ", r.Extra)
 			for _, n := range r.Notes {
 				fmt.Fprintf(out, "  note: %s\n", n)
 			}
@@ -168,4 +164,21 @@ func reportVerify(out io.Writer, results []server.VerifyResponse) error {
 		return errNotVerified
 	}
 	return nil
+}
+
+// maxDiffRows bounds the differing rows printed for each side of a view
+// that differs: enough to see what differs, not a page per row of a view
+// that is wrong everywhere.
+const maxDiffRows = 20
+
+// printDiffRows prints rows as "  what row" lines, at most maxDiffRows,
+// then how many more there are.
+func printDiffRows(out io.Writer, what string, rows []string) {
+	for i, r := range rows {
+		if i == maxDiffRows {
+			fmt.Fprintf(out, "  %s ... and %d more\n", what, len(rows)-i)
+			return
+		}
+		fmt.Fprintf(out, "  %s %s\n", what, r)
+	}
 }

@@ -114,3 +114,22 @@ func TestReportVerifyNotes(t *testing.T) {
 		t.Errorf("top-N tie: %v\n%s\nwant exit 0 and\n%s", err, out.String(), want)
 	}
 }
+
+// TestReportVerifyBoundsRows: a view with 25 missing rows and 2 extra
+// prints the first 20 missing ones and how many more, and both extra ones.
+func TestReportVerifyBoundsRows(t *testing.T) {
+	var missing []string
+	for i := range 25 {
+		missing = append(missing, fmt.Sprintf("(%d)", i))
+	}
+	var out bytes.Buffer
+	err := reportVerify(&out, []server.VerifyResponse{{View: "v", Epoch: 3, Rows: 30, Missing: missing, Extra: []string{"(100)", "(101)"}, By: "duckdb"}})
+	if !errors.Is(err, errNotVerified) {
+		t.Fatalf("exit: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 1+20+1+2 || lines[0] != "v: DIFFERS at epoch 3: 25 rows missing, 2 extra, recomputed by duckdb" ||
+		lines[20] != "  missing (19)" || lines[21] != "  missing ... and 5 more" || lines[23] != "  extra   (101)" {
+		t.Errorf("bounded report:\n%s", out.String())
+	}
+}

@@ -302,10 +302,11 @@
 // values are first cast to the stored columns' types, and rows compare by
 // types.Compare, so NUMERIC 1.5 equals 1.50 and -0.0 equals 0.
 // [verify-approx] DuckDB computes avg of floats and decimals (and other
-// statistics) in DOUBLE PRECISION where PostgreSQL gives exact NUMERIC,
-// and avg of integers at a fixed 16 digits ([avg-numeric]); against an
-// unconstrained NUMERIC column such values compare at float precision
-// (both sides through float8, 15 significant digits).
+// statistics) and NUMERIC division in DOUBLE PRECISION where PostgreSQL
+// gives exact NUMERIC, avg of integers at a fixed 16 digits
+// ([avg-numeric]), and sums of floats in its own order; against an
+// unconstrained NUMERIC column or a float column such values compare at
+// 12 significant digits (both sides through float8, then rounded).
 //
 // # psql's catalog queries [catalog-emulation]
 //
