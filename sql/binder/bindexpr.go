@@ -628,8 +628,9 @@ func (b *Binder) bindFuncCall(fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, err
 			return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "ROW_NUMBER() is only supported as a Top-N: an item of the select list of a FROM subquery (the only FROM item), "+
 				"whose enclosing query's WHERE bounds it: rn <= N, rn < N, rn = 1 or rn BETWEEN 1 AND N")
 		}
-		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "window function %s() is not supported; the only window function is ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) "+
-			"in a FROM subquery whose enclosing query's WHERE bounds it (the Top-N and deduplication patterns)", name)
+		return nil, b.errAt(loc, sqlerr.FeatureNotSupported, "window function %s() is not supported; window functions are ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) "+
+			"in a FROM subquery whose enclosing query's WHERE bounds it (the Top-N and deduplication patterns), "+
+			"and aggregates over whole partitions, such as sum(x) OVER (PARTITION BY ...), without ORDER BY or frame", name)
 	}
 	if aggNames[name] {
 		return b.bindAggregate(name, fc, ec)

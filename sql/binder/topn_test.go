@@ -141,7 +141,7 @@ func TestBindTopNErrors(t *testing.T) {
 		{"SELECT a FROM (SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS rn FROM t) s WHERE rn > 2", sqlerr.FeatureNotSupported, "must bound rn", 26},
 		{"SELECT a FROM (SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS rn FROM t) s WHERE rn <= a", sqlerr.FeatureNotSupported, "must bound rn", 26},
 		{"SELECT a FROM (SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS rn FROM t) s WHERE rn = 1 OR rn = 2", sqlerr.FeatureNotSupported, "must bound rn", 26},
-		{"SELECT a FROM (SELECT a, RANK() OVER (ORDER BY a) AS rn FROM t) s WHERE rn <= 2", sqlerr.FeatureNotSupported, "window function rank() is not supported; the only window function is ROW_NUMBER()", 26},
+		{"SELECT a FROM (SELECT a, RANK() OVER (ORDER BY a) AS rn FROM t) s WHERE rn <= 2", sqlerr.FeatureNotSupported, "window function rank() is not supported; window functions are ROW_NUMBER()", 26},
 		{"SELECT a, sum(a) OVER (PARTITION BY b ORDER BY a) FROM t", sqlerr.FeatureNotSupported, "window function sum() is not supported", 11},
 		{"SELECT a FROM (SELECT a, ROW_NUMBER() OVER (PARTITION BY b) AS rn FROM t) s WHERE rn <= 2", sqlerr.FeatureNotSupported, "needs ORDER BY in its OVER clause", 26},
 		{"SELECT a FROM (SELECT a, ROW_NUMBER() OVER (ORDER BY a) AS rn FROM t ORDER BY a LIMIT 3) s WHERE rn <= 2", sqlerr.FeatureNotSupported, "DISTINCT, ORDER BY, LIMIT or OFFSET", 26},
