@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -26,10 +27,17 @@ var divisionMacros = []string{
 // ("NULL", DuckDB's type of a bare NULL, is PostgreSQL's unknown), and an
 // array of any depth is one [] as in PostgreSQL. The macro in the main
 // schema shadows DuckDB's own pg_typeof. current_schema (DuckDB: main) is
-// public, the schema psql shows Strata's tables in.
-var compatMacros = []string{
+// public, the schema psql shows Strata's tables in. btrim is DuckDB's
+// trim. initcap upper-cases the first letter of each run of letters and
+// digits and lower-cases the rest, as PostgreSQL's does in the C locale.
+// format(f, ...) is PostgreSQL's with %s and %% (DuckDB's own format
+// takes {}), through printf with each argument as text and NULL as the
+// empty string; up to formatArgs arguments.
+var compatMacros = append([]string{
 	"CREATE MACRO date_bin(stride, source, origin) AS time_bucket(stride, source, origin)",
 	"CREATE MACRO current_schema() AS 'public'",
+	"CREATE MACRO btrim(s) AS trim(s), (s, chars) AS trim(s, chars)",
+	`CREATE MACRO initcap(s) AS array_to_string(list_transform(regexp_extract_all(lower(s), '[[:alnum:]]+|[^[:alnum:]]+'), w -> upper(w[1]) || w[2:]), '')`,
 	`CREATE MACRO strata_pgtype(t) AS CASE
 		WHEN t LIKE 'DECIMAL(%' OR t IN ('HUGEINT', 'UBIGINT', 'UHUGEINT') THEN 'numeric'
 		WHEN t IN ('TINYINT', 'SMALLINT', 'UTINYINT') THEN 'smallint'
@@ -47,6 +55,29 @@ var compatMacros = []string{
 	`CREATE MACRO pg_typeof(x) AS CASE
 		WHEN typeof(x) LIKE '%[]' THEN strata_pgtype(regexp_replace(typeof(x), '(\[\])+$', '')) || '[]'
 		ELSE strata_pgtype(typeof(x)) END`,
+}, formatMacro())
+
+// formatArgs is the most arguments after the format string that the
+// format macro takes.
+const formatArgs = 8
+
+// formatMacro is the CREATE MACRO of format(f, a1, ..., an) for n from 0
+// to formatArgs: printf(f, coalesce(a1::VARCHAR, ”), ...).
+func formatMacro() string {
+	var b strings.Builder
+	b.WriteString("CREATE MACRO format(f) AS printf(f)")
+	for n := 1; n <= formatArgs; n++ {
+		b.WriteString(", (f")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, ", a%d", i)
+		}
+		b.WriteString(") AS printf(f")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&b, ", coalesce(a%d::VARCHAR, '')", i)
+		}
+		b.WriteString(")")
+	}
+	return b.String()
 }
 
 var divisionOps = map[string]string{"/": "strata_div", "//": "strata_intdiv", "%": "strata_mod"}

@@ -798,3 +798,19 @@ func TestValueFunctionsOnDuckDB(t *testing.T) {
 		t.Errorf("current_schema %q, want public", s)
 	}
 }
+
+// TestPostgresStringFunctionsOnDuckDB checks format, btrim and initcap
+// over a table, as PostgreSQL gives them (the view's evaluator gives the
+// same): format's %s takes any type and NULL as the empty string.
+func TestPostgresStringFunctionsOnDuckDB(t *testing.T) {
+	e := newEngine(t)
+	tb := accounts(t, fileio.NewMem(), "wh/dev/accounts")
+	res := mustQuery(t, e, []Input{{Name: "accounts", Table: tb, Epoch: 1}}, `SELECT format('%s-%s: %s%%', id, name, balance),
+		format('[%s]', NULL::TEXT), format('none'), btrim('  ' || name || ' '), btrim('xx' || name || 'x', 'x'),
+		initcap('hello wORLD-foo_bar 2nd ' || name)
+		FROM accounts WHERE id = 1`)
+	want := "1-alice: 10.50%|[]|none|alice|alice|Hello World-Foo_Bar 2nd Alice\n"
+	if got := text(res.Rows); got != want {
+		t.Errorf("string functions:\n got %s\nwant %s", got, want)
+	}
+}
