@@ -226,6 +226,9 @@ func TestRefusals(t *testing.T) {
 		if got := sqlerr.Code(err); got != c.code {
 			t.Errorf("%s: got %v (%s), want SQLSTATE %s", c.name, err, got, c.code)
 		}
+		if c.name == "unknown connector" && (err == nil || !strings.Contains(err.Error(), `unknown connector "magic" (connectors of tables: `) || !strings.Contains(err.Error(), "kafka")) {
+			t.Errorf("unknown connector: %v, want the connectors of tables and the external sinks named", err)
+		}
 	}
 	after, err := e.Catalog(ctx)
 	if err != nil {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -133,7 +135,9 @@ func IngestJobName(table catalog.ObjectName) string { return ingestJobName(table
 func (e *Engine) connector(t catalog.Table, name string, opts map[string]string) ([]ingest.Reader, error) {
 	f, ok := e.opts.Connectors[name]
 	if !ok {
-		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown connector %q", t.Name.Name, name)
+		known := slices.Sorted(maps.Keys(e.opts.Connectors))
+		return nil, sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown connector %q (connectors of tables: %s; sinks to external systems, with CREATE SINK ... FROM: %s; Flink's print and blackhole are not offered: read a table with SELECT)",
+			t.Name.Name, name, strings.Join(known, ", "), externalSinkNames())
 	}
 	// The connector produces the columns rows carry; the processing-time
 	// columns are stamped on its chunks (proctime.go).

@@ -27,6 +27,9 @@ func TestFlinkNameHints(t *testing.T) {
 		{"CREATE MATERIALIZED VIEW m AS SELECT date_time::timestamp_ltz AS x, auction FROM bid", "42704", `type "timestamp_ltz" does not exist`, ltz},
 		{"SELECT window_start, window_time, count(*) FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) GROUP BY window_start, window_time", "42703", `column "window_time" does not exist`, wt},
 		{"CREATE MATERIALIZED VIEW w AS SELECT window_start, window_time, count(*) AS n FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) GROUP BY window_start, window_time", "42703", `column "window_time" does not exist`, wt},
+		{"SET 'execution.checkpointing.interval' = '10s'", "42601", `syntax error at or near "'execution.checkpointing.interval'"`, "strata start --epoch-interval, --checkpoint-interval"},
+		{"SHOW VIEWS", "42704", `unrecognized configuration parameter "views"`, "SHOW MATERIALIZED VIEWS"},
+		{"SHOW DATABASES", "42704", `unrecognized configuration parameter "databases"`, "one database, dev"},
 	} {
 		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {
 			rows, err := c.Query(context.Background(), tc.sql, mode)

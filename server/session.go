@@ -1202,7 +1202,9 @@ func (s *Session) show(ctx context.Context, st *ddl.Show) (*pgwire.Result, error
 	default:
 		v, ok := s.setting(st.What)
 		if !ok {
-			return nil, sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.What)
+			e := sqlerr.New(sqlerr.UndefinedObject, "unrecognized configuration parameter %q", st.What)
+			e.Hint = showHints[strings.ToLower(st.What)]
+			return nil, e
 		}
 		rows = [][]string{{v}}
 	}
@@ -1320,4 +1322,14 @@ func (s *Session) explain(ctx context.Context, st *ddl.Explain) (*pgwire.Result,
 		rows = append(rows, []string{l})
 	}
 	return &pgwire.Result{Columns: textCols("QUERY PLAN"), Rows: rowsOf(rows...), Tag: "EXPLAIN"}, nil
+}
+
+// showHints answer SHOW of what Flink and RisingWave list and Strata
+// lists otherwise (PostgreSQL reads SHOW x as a parameter).
+var showHints = map[string]string{
+	"views":     "Strata's views are materialized: SHOW MATERIALIZED VIEWS lists them (SHOW TABLES, SOURCES and JOBS list the rest).",
+	"databases": "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d).",
+	"catalogs":  "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d).",
+	"schemas":   "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d).",
+	"functions": "Views and SELECT take PostgreSQL's built-in functions (string, math, date/time, JSON, regular expressions); there are no user-defined functions.",
 }

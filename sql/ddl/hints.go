@@ -279,8 +279,15 @@ func (p *parser) unsupportedClauseHint(at int) string {
 	if p.toks[at].word() == "emit" && at+3 < len(p.toks) && p.toks[at+1].word() == "on" && p.toks[at+2].word() == "window" && p.toks[at+3].word() == "close" {
 		return emitOnWindowCloseHint
 	}
+	if at == 1 && p.toks[0].word() == "set" && p.toks[1].kind == pg_query.Token_SCONST {
+		return flinkSetHint
+	}
 	return ""
 }
+
+// flinkSetHint answers Flink SQL's SET 'key' = 'value', a quoted
+// configuration key that Postgres's SET does not take.
+const flinkSetHint = "Flink's SET 'key' = 'value' configures its jobs; Strata's are configured by the server's flags (strata start --epoch-interval, --checkpoint-interval, --parallelism) and a view's WITH options, and SET takes session parameters without quotes (SET timezone = 'UTC', SET consistency = ..., SET statement_timeout = '5s')."
 
 // Hints for names of another system that Postgres's parser accepts and a
 // later step refuses: a type or a column that Strata calls otherwise.
