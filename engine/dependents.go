@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -139,4 +140,30 @@ func sourceDependentsError(cat *catalog.Catalog, src catalog.ObjectName) error {
 	err := sqlerr.New(sqlerr.DependentObjectsStillExist, "%s (DROP TABLE each first)", msg)
 	err.Detail = dependentDetail(ds)
 	return err
+}
+
+// CascadeNotice is PostgreSQL's notice (00000) of a DROP ... CASCADE of
+// table or view name: "drop cascades to materialized view v" for one
+// dependent, "drop cascades to N other objects" with a DETAIL line
+// "drop cascades to ..." for each of several, transitively. nil when
+// nothing depends on name (or it does not exist).
+func (e *Engine) CascadeNotice(ctx context.Context, name catalog.ObjectName) (*sqlerr.Error, error) {
+	cat, err := e.meta.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ds := dependentsOf(cat, name)
+	switch len(ds) {
+	case 0:
+		return nil, nil
+	case 1:
+		return sqlerr.New(sqlerr.SuccessfulCompletion, "drop cascades to %s", ds[0].kind), nil
+	}
+	n := sqlerr.New(sqlerr.SuccessfulCompletion, "drop cascades to %d other objects", len(ds))
+	lines := make([]string, len(ds))
+	for i, d := range ds {
+		lines[i] = "drop cascades to " + d.kind
+	}
+	n.Detail = strings.Join(lines, "\n")
+	return n, nil
 }

@@ -57,3 +57,55 @@ func TestDropIfExistsNotice(t *testing.T) {
 		t.Errorf("tables after the DROPs: %q", got)
 	}
 }
+
+// TestCreateIfNotExistsAndCascadeNotices: CREATE ... IF NOT EXISTS of an
+// existing relation and DROP ... CASCADE send PostgreSQL's notices:
+// `relation "t" already exists, skipping`, `drop cascades to materialized
+// view v2`, and for several `drop cascades to 2 other objects` with a
+// DETAIL line each.
+func TestCreateIfNotExistsAndCascadeNotices(t *testing.T) {
+	s := startTest(t, t.TempDir())
+	t.Cleanup(func() { s.Close() })
+	cfg, err := pgx.ParseConfig("postgres://root@" + s.Addr().String() + "/dev?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		line := n.Severity + " " + n.Code + " " + n.Message
+		if n.Detail != "" {
+			line += " | " + n.Detail
+		}
+		notices = append(notices, line)
+	}
+	c, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	for _, tc := range []struct {
+		sql  string
+		want []string
+	}{
+		{"CREATE TABLE IF NOT EXISTS t (a INT)", nil},
+		{"CREATE TABLE IF NOT EXISTS t (a INT, b INT)", []string{`NOTICE 00000 relation "t" already exists, skipping`}},
+		{"CREATE MATERIALIZED VIEW v1 AS SELECT a, count(*) AS n FROM t GROUP BY a", nil},
+		{"CREATE MATERIALIZED VIEW IF NOT EXISTS v1 AS SELECT 1 AS one FROM t", []string{`NOTICE 00000 relation "v1" already exists, skipping`}},
+		{"CREATE MATERIALIZED VIEW v2 AS SELECT a FROM v1", nil},
+		{"CREATE MATERIALIZED VIEW v3 AS SELECT a FROM t", nil},
+		{"DROP MATERIALIZED VIEW v1 CASCADE", []string{`NOTICE 00000 drop cascades to materialized view v2`}},
+		{"CREATE MATERIALIZED VIEW v4 AS SELECT a FROM v3", nil},
+		{"DROP TABLE t CASCADE", []string{"NOTICE 00000 drop cascades to 2 other objects | drop cascades to materialized view v3\ndrop cascades to materialized view v4"}},
+	} {
+		notices = nil
+		if _, err := c.Exec(context.Background(), tc.sql); err != nil {
+			t.Fatalf("%s: %v", tc.sql, err)
+		}
+		if !slices.Equal(notices, tc.want) {
+			t.Errorf("%s: notices %q, want %q", tc.sql, notices, tc.want)
+		}
+	}
+	if got := rowsText(t, c, "SHOW TABLES"); got != "" {
+		t.Errorf("tables after the DROPs: %q", got)
+	}
+}

@@ -645,6 +645,13 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			with["timezone"] = s.loc.String()
 		}
 		existed := s.e.ViewStartEpoch(ctx, name) != 0
+		var notice *sqlerr.Error
+		if st.IfNotExists {
+			var err error
+			if notice, err = s.existsNotice(ctx, name); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.e.CreateView(ctx, name, st.QueryText, with, st.IfNotExists); err != nil {
 			return nil, shiftPosition(err, st.Text(), st.QueryText)
 		}
@@ -669,7 +676,11 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			return nil, notCreated(err, "materialized view", name.Name)
 		}
 		s.lastWrite = max(s.lastWrite, start)
-		return &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}, nil
+		res := &pgwire.Result{Tag: "CREATE MATERIALIZED VIEW"}
+		if notice != nil {
+			res.Notices = append(res.Notices, notice)
+		}
+		return res, nil
 	case *ddl.CreateSource:
 		src := st.Source(s.db)
 		if st.Watermark != nil {
@@ -942,10 +953,32 @@ func (s *Session) createTable(ctx context.Context, st *ddl.CreateTable) (*pgwire
 		t.Options[engine.OptionWatermarkColumn] = st.Watermark.Column
 		t.Options[engine.OptionWatermarkDelay] = st.Watermark.Delay.String()
 	}
+	res := &pgwire.Result{Tag: "CREATE TABLE"}
+	if st.IfNotExists {
+		if n, err := s.existsNotice(ctx, t.Name); err != nil {
+			return nil, err
+		} else if n != nil {
+			res.Notices = append(res.Notices, n)
+		}
+	}
 	if err := s.e.CreateTable(ctx, t, st.IfNotExists); err != nil {
 		return nil, err
 	}
-	return &pgwire.Result{Tag: "CREATE TABLE"}, nil
+	return res, nil
+}
+
+// existsNotice is PostgreSQL's notice (00000) of a CREATE ... IF NOT
+// EXISTS of a relation that exists, which creates nothing: relation
+// "name" already exists, skipping. nil when no table or view has name.
+func (s *Session) existsNotice(ctx context.Context, name catalog.ObjectName) (*sqlerr.Error, error) {
+	cat, err := s.e.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cat.Table(name); err != nil {
+		return nil, nil
+	}
+	return sqlerr.New(sqlerr.SuccessfulCompletion, "relation %q already exists, skipping", name.Name), nil
 }
 
 func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error) {
@@ -964,6 +997,14 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 			}
 		}
 		var err error
+		var cascaded *sqlerr.Error
+		if st.Cascade && (st.Kind == ddl.Table || st.Kind == ddl.View) {
+			// PostgreSQL's notice of what the CASCADE removes, told
+			// once the DROP succeeded.
+			if cascaded, err = s.e.CascadeNotice(ctx, name); err != nil {
+				return nil, err
+			}
+		}
 		switch st.Kind {
 		case ddl.Table:
 			err = s.e.Drop(ctx, "table", name, st.IfExists, st.Cascade)
@@ -1000,6 +1041,9 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 		}
 		if err != nil {
 			return nil, err
+		}
+		if cascaded != nil {
+			res.Notices = append(res.Notices, cascaded)
 		}
 	}
 	return res, nil
