@@ -17,6 +17,11 @@ var comparable = []types.Kind{
 	types.KindInterval, types.KindJSONB,
 }
 
+// compareTests maps each comparison overload to its test of a
+// types.Compare result (for the vector kernels, batch_kernels.go); filled
+// as the registry is built and read only afterwards.
+var compareTests = map[*Func]func(int) bool{}
+
 func registerComparison(r *Registry) {
 	ops := []struct {
 		name string
@@ -34,12 +39,14 @@ func registerComparison(r *Registry) {
 		// REAL against DOUBLE PRECISION compares as DOUBLE PRECISION
 		// (float48eq and friends), so 0.1::real = 0.1 is false.
 		for _, ks := range [][2]types.Kind{{types.KindFloat32, types.KindFloat64}, {types.KindFloat64, types.KindFloat32}} {
-			r.Add(&Func{
+			f := &Func{
 				Name: op.name, Params: ks[:], Infix: true, Strict: true, ResultKind: types.KindBool,
 				Eval: func(_ *Context, a []types.Datum) (types.Datum, error) {
 					return types.NewBool(op.test(types.Compare(a[0], a[1]))), nil
 				},
-			})
+			}
+			compareTests[f] = op.test
+			r.Add(f)
 		}
 		for _, k := range comparable {
 			f := &Func{
@@ -51,6 +58,7 @@ func registerComparison(r *Registry) {
 			if k == types.KindNumeric {
 				numericCompares[f] = op.test
 			}
+			compareTests[f] = op.test
 			r.Add(f)
 		}
 	}

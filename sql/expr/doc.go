@@ -37,12 +37,22 @@
 //     one node computed at most once per row, still lazily (invariant
 //     memo-same-result, memo.go); unlike the other two it gives
 //     expressions with per-operator state, for one goroutine.
+//   - NewBatch compiles such expressions for evaluation a chunk at a
+//     time, one node over a vector of rows (invariant batch-same-result,
+//     batch.go): a selection of rows threaded through CASE, AND, OR,
+//     COALESCE, IN and strict calls keeps Eval's laziness, kernels
+//     (batch_kernels.go) run hot functions on the typed slices, and after
+//     any error the caller evaluates the chunk row by row, which decides
+//     which error comes first.
 //
 // Below them, NUMERIC + - * on values whose coefficients fit 64 bits skip
 // apd (invariant small-numeric-exact, numfast.go), a VARCHAR or TEXT
-// value cast to TEXT keeps its string, and a regular expression with a
+// value cast to TEXT keeps its string, a regular expression with a
 // required literal is searched for only where that literal occurs
-// (compiledRegex in regex.go). Each of these fast paths has a test that
+// (compiledRegex in regex.go), and one of the shape of most extraction
+// patterns (literals, classes, alternations of literals and a last
+// repetition) is matched without Go's matcher (invariant
+// simple-regex-same-match, regex_simple.go). Each of these fast paths has a test that
 // compares it with the general path over random and edge-case inputs.
 //
 // # Functions

@@ -81,12 +81,22 @@ type compiledRegex struct {
 	re     *regexp.Regexp
 	lit    string
 	before int
+	// simple is the expression's direct matcher when it has the shape
+	// regex_simple.go takes, else nil.
+	simple *simpleRegex
 }
 
 // matchString is c.re.MatchString(s).
 func (c *compiledRegex) matchString(s string) bool {
 	start, ok := c.window(s)
-	return ok && c.re.MatchString(s[start:])
+	if !ok {
+		return false
+	}
+	if c.simple != nil {
+		_, _, _, _, found := c.simple.find(s[start:])
+		return found
+	}
+	return c.re.MatchString(s[start:])
 }
 
 // findStringSubmatchIndex is c.re.FindStringSubmatchIndex(s).
@@ -327,7 +337,9 @@ func compileRegexLit(pattern string, o regexOpts) (*compiledRegex, error) {
 	// regexp.Compile parsed src with syntax.Perl, so this parse succeeds
 	// and gives the same expression.
 	if parsed, err := syntax.Parse(src, syntax.Perl); err == nil {
-		c.lit, c.before = requiredLiteral(parsed.Simplify())
+		simplified := parsed.Simplify()
+		c.lit, c.before = requiredLiteral(simplified)
+		c.simple = newSimpleRegex(simplified, !prefersShortest(pattern))
 	}
 	regexCache.mu.Lock()
 	if regexCache.m == nil || len(regexCache.m) >= regexCacheSize {
@@ -728,16 +740,32 @@ func regexpMatch(s string, re *regexp.Regexp) types.Datum {
 // of the first match (NULL if that group took no part), or the whole
 // match when there are no groups; NULL without a match.
 func regexSubstring(s string, re *compiledRegex) types.Datum {
+	if sub, ok := regexSubstringStr(s, re); ok {
+		return types.NewText(sub)
+	}
+	return types.Null
+}
+
+// regexSubstringStr is regexSubstring's text; ok is false for NULL.
+func regexSubstringStr(s string, re *compiledRegex) (string, bool) {
+	if re.simple != nil {
+		start, ok := re.window(s)
+		if !ok {
+			return "", false
+		}
+		_, _, g0, g1, found := re.simple.find(s[start:])
+		return s[start+g0 : start+g1], found
+	}
 	m := re.findStringSubmatchIndex(s)
 	switch {
 	case m == nil:
-		return types.Null
+		return "", false
 	case len(m) == 2:
-		return types.NewText(s[m[0]:m[1]])
+		return s[m[0]:m[1]], true
 	case m[2] < 0:
-		return types.Null
+		return "", false
 	}
-	return types.NewText(s[m[2]:m[3]])
+	return s[m[2]:m[3]], true
 }
 
 func checkPositive(name string, v int64) error {

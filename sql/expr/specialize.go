@@ -27,14 +27,8 @@ import (
 //     (regexSubstringConst), from q21: the compiled expression is looked
 //     up once, not in the shared cache on every row.
 //
-// Not done: evaluating whole columns at once (a vector per expression).
-// It would save the per-row interface calls, but CASE, AND and OR
-// evaluate their arms only for some rows and must raise only the errors
-// of those rows, which needs a selection vector threaded through every
-// node; after the shapes above, the specialized and shared nodes and the
-// operator-owned argument stack, evaluation is about a quarter of the
-// stateless queries' CPU, most of the rest being the generator and the
-// table sink.
+// Each of these nodes also has a vector form (batch.go), which a Batch
+// uses to evaluate a whole chunk at once.
 
 // regexSubstringFunc is the overload substring(text FROM pattern), set
 // as the registry is built.
@@ -161,10 +155,16 @@ func (n *numericScale) general(x int64) (types.Datum, error) {
 // Eval implements Expr.
 func (n *numericScale) Eval(ctx *Context, row types.Row) (types.Datum, error) {
 	r, x, null, ok, err := n.evalSmall(ctx, row)
-	switch {
-	case err != nil || null:
+	if err != nil || null {
 		return types.Null, err
-	case ok:
+	}
+	return n.product(r, x, ok)
+}
+
+// product is the value of the product of c and x: r when ok (the
+// product fits a smallDec), else the general path's.
+func (n *numericScale) product(r smallDec, x int64, ok bool) (types.Datum, error) {
+	if ok {
 		return r.datum(), nil
 	}
 	return n.general(x)
@@ -205,6 +205,12 @@ func (n *numericScaleCompare) Eval(ctx *Context, row types.Row) (types.Datum, er
 	if err != nil || null {
 		return types.Null, err
 	}
+	return n.compare(r, x, ok)
+}
+
+// compare is the comparison of the product of c and x (r when ok, as
+// numericScale.product) with the constant.
+func (n *numericScaleCompare) compare(r smallDec, x int64, ok bool) (types.Datum, error) {
 	var cmp int
 	if ok {
 		// Both finite: types.Compare of two finite NUMERICs is apd's Cmp.

@@ -29,9 +29,11 @@ import (
 // type is copied the same way after the row loop, which fills and
 // evaluates only the rest. Filter and Exprs are evaluated in the forms
 // expr.Specialize and expr.Memoize give (repeated sub-expressions
-// computed once per row) on a Context the Map owns (expr.Context.Owned);
-// per row, Filter first, then Exprs in order, so the first error is the
-// one a plain row-by-row evaluation meets first.
+// computed once per row) on a Context the Map owns (expr.Context.Owned).
+// Those with a vector form are evaluated a chunk at a time (expr.Batch),
+// the others per row, Filter first, then Exprs in order; after an error
+// the chunk is evaluated again row by row only, so the error is the one
+// a plain row-by-row evaluation meets first.
 type Map struct {
 	operator.Base
 	// Filter keeps the rows for which it is TRUE; nil keeps all.
@@ -71,6 +73,11 @@ type Map struct {
 	memo expr.Memo
 	// copyCol[j] tells, for the current chunk, that output j is copied.
 	copyCol []bool
+	// batch evaluates pred (expression 0) and exprs (1..) column at a
+	// time where they have a vector form (expr.Batch); anyVec tells that
+	// one of them has.
+	batch  *expr.Batch
+	anyVec bool
 }
 
 // plan finds the columns m reads out of a chunk of width columns.
@@ -132,6 +139,10 @@ func (m *Map) plan(width int) {
 	}
 	all = expr.Memoize(all, &m.memo)
 	m.pred, m.exprs = all[0], all[1:]
+	m.batch = expr.NewBatch(all)
+	for j := range all {
+		m.anyVec = m.anyVec || m.batch.Vectorized(j)
+	}
 	for _, e := range m.Exprs {
 		c, ok := e.(*expr.ColumnRef)
 		if !ok || c.Index >= width {
@@ -184,12 +195,17 @@ func (m *Map) Process(_ int, c *types.Chunk) error {
 // first error is the one a row-by-row projection meets first), but a
 // ColumnRef of its column's type is not evaluated: its column is copied
 // for the kept rows after the loop.
+//
+// Filter and the Exprs that have a vector form are evaluated column at a
+// time (expr.Batch), the others row by row on the rows Filter keeps.
+// After an error from either, the chunk is evaluated again row by row
+// only, which raises the first error of a row-by-row evaluation (the
+// batch reports that something failed, not what comes first).
 func (m *Map) project(c *types.Chunk) error {
 	ts := make([]types.Type, len(m.Exprs))
 	for i, e := range m.Exprs {
 		ts[i] = e.Type()
 	}
-	out := types.NewChunk(ts, c.Len())
 	m.copyCol = m.copyCol[:0]
 	cols := m.needEval
 	for j, r := range m.refCol {
@@ -199,6 +215,59 @@ func (m *Map) project(c *types.Chunk) error {
 			cols = m.need // a ColumnRef evaluated as an expression reads its column
 		}
 	}
+	batched := m.anyVec
+	if batched {
+		if out, ok := m.projectBatch(c, ts, cols); ok {
+			return m.emitProjected(c, out)
+		}
+	}
+	out, err := m.projectRows(c, ts, cols, false)
+	if err != nil {
+		return err
+	}
+	if batched {
+		m.batchFailed()
+	}
+	return m.emitProjected(c, out)
+}
+
+// batchFailed turns column-at-a-time evaluation off after a chunk it
+// could not evaluate but row-by-row evaluation could: a node gave up on
+// values it cannot hold exactly (expr.Batch), which the next chunks
+// would very likely meet again, each evaluated twice.
+func (m *Map) batchFailed() { m.anyVec = false }
+
+// projectRows evaluates the Exprs that are not copied on the rows of c
+// Filter keeps, row by row, into a new chunk of types ts (the rows in
+// m.sel); cols are the input columns they read. With batched, Filter
+// and the Exprs that m.batch vectorizes are left out (the caller
+// evaluates them), and only the rows already in m.sel are evaluated.
+func (m *Map) projectRows(c *types.Chunk, ts []types.Type, cols []int, batched bool) (*types.Chunk, error) {
+	out := types.NewChunk(ts, c.Len())
+	if batched {
+		rowExprs := false
+		for j := range m.exprs {
+			rowExprs = rowExprs || !m.copyCol[j] && !m.batch.Vectorized(j+1)
+		}
+		if !rowExprs {
+			return out, nil
+		}
+		for _, i := range m.sel {
+			m.fillCols(c, i, cols)
+			m.memo.NextRow()
+			for j, e := range m.exprs {
+				if m.copyCol[j] || m.batch.Vectorized(j+1) {
+					continue
+				}
+				v, err := e.Eval(m.ectx, m.row)
+				if err != nil {
+					return nil, err
+				}
+				out.Cols[j].Append(v)
+			}
+		}
+		return out, nil
+	}
 	m.sel = m.sel[:0]
 	for i := range c.Len() {
 		m.fillCols(c, i, cols)
@@ -206,7 +275,7 @@ func (m *Map) project(c *types.Chunk) error {
 		if m.pred != nil {
 			v, err := m.pred.Eval(m.ectx, m.row)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if v.IsNull() || !v.Bool() {
 				continue
@@ -219,11 +288,86 @@ func (m *Map) project(c *types.Chunk) error {
 			}
 			v, err := e.Eval(m.ectx, m.row)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			out.Cols[j].Append(v)
 		}
 	}
+	return out, nil
+}
+
+// projectBatch is project's evaluation with m.batch: ok is false after
+// any error, and the chunk must be evaluated row by row.
+func (m *Map) projectBatch(c *types.Chunk, ts []types.Type, cols []int) (*types.Chunk, bool) {
+	if !m.batchSelect(c) {
+		return nil, false
+	}
+	out, err := m.projectRows(c, ts, cols, true)
+	if err != nil {
+		return nil, false
+	}
+	for j := range m.exprs {
+		if m.copyCol[j] || !m.batch.Vectorized(j+1) {
+			continue
+		}
+		v, err := m.batch.Eval(j+1, m.sel)
+		if err != nil {
+			return nil, false
+		}
+		if !sameRepr(v.Type, ts[j]) {
+			return nil, false // the row path appends (or fails) as it does
+		}
+		out.Cols[j] = selectVector(v, m.sel)
+		out.Cols[j].Type = ts[j]
+	}
+	return out, true
+}
+
+// batchSelect starts m.batch on c and sets m.sel to the rows Filter
+// keeps, with the vector form of Filter or row by row; ok is false after
+// an error.
+func (m *Map) batchSelect(c *types.Chunk) bool {
+	m.batch.Start(m.ectx, c)
+	m.sel = m.sel[:0]
+	switch {
+	case m.pred == nil:
+		m.sel = append(m.sel, m.batch.All()...)
+	case m.batch.Vectorized(0):
+		sel, err := m.batch.Select(0, m.batch.All(), m.sel)
+		if err != nil {
+			return false
+		}
+		m.sel = sel
+	default:
+		for i := range c.Len() {
+			m.fill(c, i)
+			m.memo.NextRow()
+			v, err := m.pred.Eval(m.ectx, m.row)
+			if err != nil {
+				return false
+			}
+			if !v.IsNull() && v.Bool() {
+				m.sel = append(m.sel, i)
+			}
+		}
+	}
+	return true
+}
+
+// sameRepr reports whether a vector of type a holds its values as one of
+// type b does (the same kind, or two string kinds), so that its slices
+// can become b's: where types.Vector.Append would take a's values into
+// b unchanged.
+func sameRepr(a, b types.Type) bool {
+	str := func(k types.Kind) bool {
+		return k == types.KindChar || k == types.KindVarchar || k == types.KindText
+	}
+	return a.Kind == b.Kind || str(a.Kind) && str(b.Kind)
+}
+
+// emitProjected completes out, the computed columns of the rows m.sel
+// of c, with their row kinds and the copied columns, and emits it.
+func (m *Map) emitProjected(c *types.Chunk, out *types.Chunk) error {
 	all := len(m.sel) == c.Len()
 	for _, i := range m.sel {
 		out.Kinds = append(out.Kinds, c.Kinds[i])
@@ -359,8 +503,25 @@ func gather[T any](src []T, sel []int, nulls []bool) []T {
 	return dst
 }
 
-// selectRows sets m.sel to the rows of c that Filter keeps.
+// selectRows sets m.sel to the rows of c that Filter keeps: with its
+// vector form when it has one, and row by row without one or after an
+// error of the vector form (which then raises the error row by row).
 func (m *Map) selectRows(c *types.Chunk) error {
+	if m.pred == nil || !m.anyVec || !m.batch.Vectorized(0) {
+		return m.selectRowsByRow(c)
+	}
+	if m.batchSelect(c) {
+		return nil
+	}
+	if err := m.selectRowsByRow(c); err != nil {
+		return err
+	}
+	m.batchFailed()
+	return nil
+}
+
+// selectRowsByRow is selectRows evaluating Filter row by row.
+func (m *Map) selectRowsByRow(c *types.Chunk) error {
 	m.sel = m.sel[:0]
 	for i := range c.Len() {
 		if m.pred != nil {

@@ -86,6 +86,7 @@ func TestMapMatchesRowByRow(t *testing.T) {
 	divPlus := expr.NewCall(mustLookup(t, "+", types.Int64, types.Int64), div, k)
 	guardedPlus := &expr.Case{Whens: []expr.When{{Cond: vNonZero, Result: divPlus}}, Typ: types.Int64}
 	upperCat := expr.NewCall(mustLookup(t, "||", types.Text, types.Text), upper, upper)
+	jsonUpper := expr.NewCall(mustLookup(t, "to_jsonb", types.Text), upper)
 	cases := []struct {
 		filter expr.Expr
 		exprs  []expr.Expr
@@ -102,6 +103,19 @@ func TestMapMatchesRowByRow(t *testing.T) {
 		{vNotNull, []expr.Expr{guarded, guardedPlus, upper, upperCat}},
 		{nil, []expr.Expr{guarded, div}},
 		{vNonZero, []expr.Expr{div, divPlus, guarded}},
+		// A JSONB output has no vector form: it is evaluated row by row
+		// beside the vectorized ones, and an error of either comes first
+		// as row by row.
+		{over, []expr.Expr{jsonUpper, upper, scaled}},
+		{vNotNull, []expr.Expr{jsonUpper, div, guarded}},
+		{nil, []expr.Expr{div, jsonUpper}},
+	}
+	for _, tc := range cases[:2] {
+		m := &Map{Filter: tc.filter, Exprs: tc.exprs}
+		m.plan(len(inTypes))
+		if !m.anyVec {
+			t.Fatalf("%v: nothing vectorized", tc.exprs)
+		}
 	}
 	r := rand.New(rand.NewPCG(11, 12))
 	kinds := []types.RowKind{types.Insert, types.Delete, types.UpdateBefore, types.UpdateAfter}
@@ -152,6 +166,77 @@ func TestMapMatchesRowByRow(t *testing.T) {
 	}
 }
 
+// TestMapFilterMatchesRowByRow runs Maps that only filter, with
+// predicates that have a vector form, some failing on some rows, against
+// the row-by-row evaluation: the same rows, or the first error.
+func TestMapFilterMatchesRowByRow(t *testing.T) {
+	k := &expr.ColumnRef{Index: 0, Typ: types.Int64, Name: "k"}
+	v := &expr.ColumnRef{Index: 1, Typ: types.Int64, Name: "v"}
+	s := &expr.ColumnRef{Index: 2, Typ: types.Text, Name: "s"}
+	zero := &expr.Const{Value: types.NewInt64(0), Typ: types.Int64}
+	div := expr.NewCall(mustLookup(t, "/", types.Int64, types.Int64), k, v) // fails where v = 0
+	lower := expr.NewCall(mustLookup(t, "lower", types.Text), s)
+	isA := &expr.In{Arg: lower, List: []expr.Expr{&expr.Const{Value: types.NewText("ab"), Typ: types.Text}, &expr.Const{Value: types.NewText("é"), Typ: types.Text}}}
+	divPos := expr.NewCall(mustLookup(t, ">", types.Int64, types.Int64), div, zero)
+	vNonZero := expr.NewCall(mustLookup(t, "<>", types.Int64, types.Int64), v, zero)
+	preds := []expr.Expr{
+		isA,
+		&expr.Or{Args: []expr.Expr{isA, &expr.IsNull{Arg: v}}},
+		divPos,
+		&expr.And{Args: []expr.Expr{vNonZero, divPos}},
+		&expr.Or{Args: []expr.Expr{isA, divPos}},
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	failed, kept := 0, 0
+	for round := range 300 {
+		c := types.NewChunk(inTypes, 0)
+		for range r.IntN(40) {
+			rw := row(r.Int64N(5)-2, r.Int64N(6)-2, []string{"a", "AB", "ab", "É", "é"}[r.IntN(5)])
+			if r.IntN(8) == 0 {
+				rw[1] = types.Null
+			}
+			c.Append(types.Insert, rw)
+		}
+		for pi, pred := range preds {
+			var want []string
+			var werr error
+			for i := range c.Len() {
+				b, err := pred.Eval(&expr.Context{}, c.Row(i))
+				if err != nil {
+					werr = err
+					break
+				}
+				if !b.IsNull() && b.Bool() {
+					want = append(want, types.Insert.String()+" "+c.Row(i).String())
+				}
+			}
+			out := &collector{}
+			m := &Map{Filter: pred}
+			if err := m.Open(newContext(t, heap.New(), out, 0)); err != nil {
+				t.Fatal(err)
+			}
+			gerr := m.Process(0, c)
+			if !m.batch.Vectorized(0) {
+				t.Fatalf("%s: not vectorized", pred)
+			}
+			if (gerr != nil) != (werr != nil) || (gerr != nil && gerr.Error() != werr.Error()) {
+				t.Fatalf("round %d predicate %d: error %v, row by row %v", round, pi, gerr, werr)
+			}
+			if werr != nil {
+				failed++
+				continue
+			}
+			kept += len(want)
+			if got := out.rows(); !slices.Equal(got, want) {
+				t.Fatalf("round %d predicate %d:\n got %q\nwant %q", round, pi, got, want)
+			}
+		}
+	}
+	if failed == 0 || kept == 0 {
+		t.Fatalf("%d failing chunks and %d kept rows: the inputs do not exercise both", failed, kept)
+	}
+}
+
 // TestSelectRowsMatchesChunkSelect compares the column gather with
 // types.Chunk.Select over chunks of every representation with NULLs.
 func TestSelectRowsMatchesChunkSelect(t *testing.T) {
@@ -198,5 +283,35 @@ func TestSelectRowsMatchesChunkSelect(t *testing.T) {
 				t.Fatalf("column %d (%s): %+v, Chunk.Select %+v", k, ts[k], g, w)
 			}
 		}
+	}
+}
+
+// TestMapGivesUpBatch runs a Map whose expression returns values of
+// another kind than its type (a VARCHAR from a TEXT function), which the
+// vector form cannot hold: the chunk is evaluated row by row, with the
+// row-by-row result, and the Map stops trying the vector form.
+func TestMapGivesUpBatch(t *testing.T) {
+	s := &expr.ColumnRef{Index: 2, Typ: types.Text, Name: "s"}
+	asVarchar := &expr.Func{Name: "as_varchar", Params: []types.Kind{types.KindText}, Strict: true, ResultKind: types.KindText,
+		Eval: func(_ *expr.Context, a []types.Datum) (types.Datum, error) { return types.NewVarchar(a[0].Str()), nil }}
+	e := expr.NewCall(asVarchar, s)
+	c := chunkOf(types.Insert, row(1, 2, "a"), row(3, 4, "b"))
+	want, err := referenceMap(t, nil, []expr.Expr{e}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &collector{}
+	m := &Map{Exprs: []expr.Expr{e}}
+	if err := m.Open(newContext(t, heap.New(), out, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Process(0, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.rows(); !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if !m.batch.Vectorized(1) || m.anyVec {
+		t.Fatalf("vectorized %v, still batching %v: want a vector form given up", m.batch.Vectorized(1), m.anyVec)
 	}
 }
