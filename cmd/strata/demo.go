@@ -41,6 +41,9 @@ epoch. The last line reads:
 			if duration < 0 {
 				return fmt.Errorf("--duration %v is negative", duration)
 			}
+			if !serve && (cmd.Flags().Changed("listen") || cmd.Flags().Changed("http")) {
+				return fmt.Errorf("--listen and --http take effect with --serve: add --serve to serve the Postgres wire protocol while the demo runs")
+			}
 			// The first Ctrl-C (or SIGTERM) ends the run as --duration does:
 			// the views are verified and the summary printed. A second one
 			// abandons the verification.

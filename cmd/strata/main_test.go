@@ -55,3 +55,14 @@ func TestBenchTablePrintsTheIssueKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoListenNeedsServe: --listen or --http without --serve would be
+// ignored; the demo refuses them, naming --serve, before starting.
+func TestDemoListenNeedsServe(t *testing.T) {
+	for _, args := range [][]string{{"demo", "--listen", "127.0.0.1:1"}, {"demo", "--http", "127.0.0.1:1"}} {
+		_, err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), "add --serve") {
+			t.Errorf("%v: %v, want a refusal naming --serve", args, err)
+		}
+	}
+}
