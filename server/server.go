@@ -49,6 +49,7 @@ type Server struct {
 	ln     net.Listener
 	http   *http.Server
 	hln    net.Listener
+	log    *slog.Logger
 	done   chan error
 }
 
@@ -65,25 +66,36 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		opts.Logger = slog.Default()
 	}
 	opts.Engine.Logger = opts.Logger
+	// The port first: a port in use is refused before the engine
+	// creates or opens anything in the data directory.
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", opts.Listen, err)
+	}
+	var hln net.Listener
+	if opts.HTTP != "-" {
+		if hln, err = net.Listen("tcp", opts.HTTP); err != nil {
+			return nil, errors.Join(fmt.Errorf("listen on %s: %w", opts.HTTP, err), ln.Close())
+		}
+	}
 	e, err := engine.Open(ctx, opts.Engine)
 	if err != nil {
-		return nil, err
+		if hln != nil {
+			err = errors.Join(err, hln.Close())
+		}
+		return nil, errors.Join(err, ln.Close())
 	}
-	s := &Server{Engine: e, done: make(chan error, 2)}
-	s.ln, err = net.Listen("tcp", opts.Listen)
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("listen on %s: %w", opts.Listen, err), e.Close())
-	}
+	s := &Server{Engine: e, ln: ln, log: opts.Logger, done: make(chan error, 2)}
 	s.wire, err = pgwire.NewServerWithOptions(Handler{Engine: e}, pgwire.Options{Log: opts.Logger, TLS: opts.TLS, RequireTLS: opts.RequireTLS, Auth: opts.Auth})
 	if err != nil {
+		if hln != nil {
+			err = errors.Join(err, hln.Close())
+		}
 		return nil, errors.Join(err, s.ln.Close(), e.Close())
 	}
 	go func() { s.done <- s.wire.Serve(s.ln) }()
-	if opts.HTTP != "-" {
-		s.hln, err = net.Listen("tcp", opts.HTTP)
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("listen on %s: %w", opts.HTTP, err), s.Close())
-		}
+	if hln != nil {
+		s.hln = hln
 		reg := prometheus.NewRegistry()
 		reg.MustRegister(&collector{e: e}, prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 		mux := http.NewServeMux()
@@ -127,13 +139,25 @@ func (s *Server) HTTPAddr() net.Addr {
 // Done reports a listener that stopped serving on its own.
 func (s *Server) Done() <-chan error { return s.done }
 
+// httpShutdownWait is how long Close lets running HTTP requests finish.
+const httpShutdownWait = 5 * time.Second
+
 // Close stops the listeners, then the engine: jobs stop, their last
-// completed checkpoints stay for the next Start.
+// completed checkpoints stay for the next Start. HTTP requests still
+// running after httpShutdownWait are cut off with a warning, not an
+// error.
 func (s *Server) Close() error {
 	var errs []error
 	if s.http != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		errs = append(errs, s.http.Shutdown(ctx))
+		ctx, cancel := context.WithTimeout(context.Background(), httpShutdownWait)
+		if err := s.http.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+			// A request still running (a long /verify) is cut off:
+			// stopping goes on, and nothing committed depends on it.
+			s.log.Warn("HTTP requests still running were cut off", "addr", s.hln.Addr().String(), "after", httpShutdownWait)
+			errs = append(errs, s.http.Close())
+		} else {
+			errs = append(errs, err)
+		}
 		cancel()
 	}
 	if s.wire != nil {
