@@ -31,7 +31,12 @@ type AggCall struct {
 // accumulator's state; in operator state, the keys the open epoch changed.
 // A write-back cache in front of keyed state (as RisingWave's managed
 // state cache) makes the per-row path a map lookup; Snapshot writes the
-// dirty groups back. The cache is not bounded by size; with Expiry the
+// dirty groups back (it keeps a list of them, so a checkpoint costs the
+// changed groups, not the cache). When the key is a few int-family
+// columns (BIGINT, TIMESTAMP, ...), Process finds a row's group by a
+// fixed-size key read from the key columns' slices (fixedKey,
+// groupindex.go) and encodes the key only for a group it meets for the
+// first time; the state layout is the same either way. The cache is not bounded by size; with Expiry the
 // groups of closed windows leave it and keyed state at the end of the
 // epoch that closed them (groupexpiry.go), so a windowed aggregate over
 // a watermarked stream holds only its open windows.
@@ -67,14 +72,42 @@ type GroupAgg struct {
 	spelled bool // a key type has values with several spellings
 	cache   map[string]*group
 	changed []*group
+	dirty   []*group // the groups whose dirty flag is set
 	key     []byte
 	exact   []byte
 	args    []types.Datum
+	keyRow  types.Row
 	exp     expiryState
+	// fixed says that the key is fixedKeyCols or fewer columns of
+	// int-family types (types.IntFamily); then byFixed indexes the
+	// cache's groups that Process met by their fixedKey, which Process
+	// reads from the key columns' Ints and Nulls without building datums
+	// or encoding the key. noFixed (tests) turns the index off.
+	fixed   bool
+	noFixed bool
+	byFixed fixedIndex
+	// Scratch of emit and encodeGroup.
+	now       types.Row
+	enc, enc2 []byte
+	accState  []byte
+}
+
+// fixedKeyCols is the most key columns a fixedKey holds.
+const fixedKeyCols = 4
+
+// fixedKey is a key of int-family columns: each column's value (zero
+// when NULL) and a bit per NULL column. Two rows have the same fixedKey
+// exactly when their key columns have the same values, so exactly when
+// their memcomparable keys are equal.
+type fixedKey struct {
+	v     [fixedKeyCols]int64
+	nulls uint8
 }
 
 type group struct {
 	key  string
+	fk   fixedKey // when the GroupAgg is fixed and byFixed holds the group
+	fh   uint64   // hashFixed(&fk)
 	keys types.Row
 	// spellings are the live key rows' spellings (when the GroupAgg is
 	// spelled), sorted by exact encoding; keys is the last one's row.
@@ -83,7 +116,10 @@ type group struct {
 	accs      []agg.Accumulator
 	emitted   types.Row // nil: nothing emitted yet
 	dirty     bool      // differs from keyed state
-	changed   bool      // changed in the open epoch
+	// roomy says that keys is the row a caller of load made with
+	// groupRow, whose capacity emit may use for the emitted row.
+	roomy   bool
+	changed bool // changed in the open epoch
 }
 
 // spelling is one way a group's key row is written, with the number of
@@ -170,11 +206,17 @@ func (g *GroupAgg) Open(ctx *operator.Context) error {
 		return err
 	}
 	g.spelled = false
+	g.fixed = len(g.KeyTypes) > 0 && len(g.KeyTypes) <= fixedKeyCols && !g.noFixed
 	for _, t := range g.KeyTypes {
 		if severalSpellings(t.Kind) {
 			g.spelled = true
 		}
+		if !types.IntFamily(t.Kind) {
+			g.fixed = false
+		}
 	}
+	g.byFixed = fixedIndex{}
+	g.dirty = g.dirty[:0]
 	if g.Expiry != nil {
 		if g.global() {
 			return fmt.Errorf("group aggregation %s: expiry without group keys: %w", ctx.Vertex, base.ErrInvalidArgument)
@@ -222,6 +264,23 @@ func (g *GroupAgg) markChanged(gr *group) {
 	}
 }
 
+func (g *GroupAgg) markDirty(gr *group) {
+	if !gr.dirty {
+		gr.dirty = true
+		g.dirty = append(g.dirty, gr)
+	}
+}
+
+// forget drops gr from the cache and the fixed-key index; a freed group
+// is not written back.
+func (g *GroupAgg) forget(gr *group) {
+	delete(g.cache, gr.key)
+	if g.fixed {
+		g.byFixed.remove(gr)
+	}
+	gr.dirty = false
+}
+
 func (g *GroupAgg) newAccs() ([]agg.Accumulator, error) {
 	accs := make([]agg.Accumulator, len(g.Aggs))
 	for i, a := range g.Aggs {
@@ -260,6 +319,8 @@ func (g *GroupAgg) load(key string, keys types.Row) (*group, error) {
 			return nil, err
 		}
 	}
+	// A group not in keyed state keeps the caller's key row.
+	gr.roomy = !ok && !g.spelled && keys != nil && cap(keys) >= len(g.outT)
 	if !ok && g.Expiry != nil {
 		g.indexGroup(gr)
 	}
@@ -308,9 +369,9 @@ func (g *GroupAgg) encodeGroup(gr *group) []byte {
 		b = types.AppendRow(append(b, 1), gr.emitted, g.outT)
 	}
 	for _, a := range gr.accs {
-		st := a.AppendState(nil)
-		b = binary.AppendUvarint(b, uint64(len(st)))
-		b = append(b, st...)
+		g.accState = a.AppendState(g.accState[:0])
+		b = binary.AppendUvarint(b, uint64(len(g.accState)))
+		b = append(b, g.accState...)
 	}
 	return b
 }
@@ -401,6 +462,9 @@ func (g *GroupAgg) decodeGroup(gr *group, b []byte) error {
 
 // Process implements operator.Operator: fold each row into its group.
 func (g *GroupAgg) Process(_ int, c *types.Chunk) error {
+	if g.fixed && g.fixedColumns(c) {
+		return g.processFixed(c)
+	}
 	keys := make(types.Row, len(g.KeyCols))
 	for r := range c.Len() {
 		g.key = g.key[:0]
@@ -416,54 +480,148 @@ func (g *GroupAgg) Process(_ int, c *types.Chunk) error {
 		gr := g.cache[string(g.key)]
 		if gr == nil {
 			var err error
-			if gr, err = g.load(string(g.key), keys.Copy()); err != nil {
+			if gr, err = g.load(string(g.key), g.groupRow(keys)); err != nil {
 				return err
 			}
+		}
+		if err := g.fold(gr, c, r, keys); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fixedColumns reports whether c's key columns are of int-family types,
+// as the key types are when the GroupAgg is fixed.
+func (g *GroupAgg) fixedColumns(c *types.Chunk) bool {
+	for _, col := range g.KeyCols {
+		if !types.IntFamily(c.Cols[col].Type.Kind) {
+			return false
+		}
+	}
+	return true
+}
+
+// processFixed is Process for a fixed key: each row's group is found by
+// its fixedKey, read from the key columns' slices; the key row and the
+// memcomparable key are built only for a group the index does not hold
+// yet.
+func (g *GroupAgg) processFixed(c *types.Chunk) error {
+	var ecol []int64 // the expiry column's values
+	var enull []bool
+	if g.Expiry != nil {
+		v := &c.Cols[g.KeyCols[g.Expiry.Col]]
+		ecol, enull = v.Ints, v.Nulls
+	}
+	for r := range c.Len() {
+		var fk fixedKey
+		for i, col := range g.KeyCols {
+			v := &c.Cols[col]
+			if v.Nulls[r] {
+				fk.nulls |= 1 << i
+			} else {
+				fk.v[i] = v.Ints[r]
+			}
+		}
+		if g.Expiry != nil {
+			w, ok := ecol[r], !enull[r] && !infinite(ecol[r])
+			if c.Kinds[r] != types.Insert || ok && g.closed(w) {
+				return g.observeWindow(g.keysOf(c, r), c.Kinds[r]) // the error
+			}
+			if ok && (!g.exp.seen || w > g.exp.max) {
+				g.exp.max, g.exp.seen = w, true
+			}
+		}
+		h := hashFixed(&fk)
+		gr := g.byFixed.get(&fk, h)
+		if gr == nil {
+			keys := g.keysOf(c, r)
+			g.key = g.key[:0]
+			for i, d := range keys {
+				g.key = types.AppendKey(g.key, d, g.KeyTypes[i])
+			}
+			var err error
+			if gr, err = g.load(string(g.key), g.groupRow(keys)); err != nil {
+				return err
+			}
+			gr.fk, gr.fh = fk, h
+			g.byFixed.put(gr)
+		}
+		if err := g.fold(gr, c, r, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupRow returns a copy of a new group's key row. Unless the
+// GroupAgg is spelled, its capacity holds the output row, which emit
+// then makes the group's emitted row (the key row never changes), so a
+// group costs one row allocation, not two.
+func (g *GroupAgg) groupRow(keys types.Row) types.Row {
+	if g.spelled {
+		return keys.Copy()
+	}
+	row := make(types.Row, len(g.outT))
+	copy(row, keys)
+	return row[:len(keys)]
+}
+
+// keysOf returns row r's key row in a scratch row.
+func (g *GroupAgg) keysOf(c *types.Chunk, r int) types.Row {
+	g.keyRow = g.keyRow[:0]
+	for _, col := range g.KeyCols {
+		g.keyRow = append(g.keyRow, c.Datum(col, r))
+	}
+	return g.keyRow
+}
+
+// fold folds row r of c into its group gr; keys is the row's key row,
+// which a spelled GroupAgg needs (others may pass nil).
+func (g *GroupAgg) fold(gr *group, c *types.Chunk, r int, keys types.Row) error {
+	retract := c.Kinds[r].IsRetract()
+	if retract {
+		gr.rows--
+	} else {
+		gr.rows++
+	}
+	if gr.rows < 0 {
+		return fmt.Errorf("group aggregation %s: a %s retracts a row of group %s that was never added: %w",
+			g.ctx.Vertex, c.Kinds[r], gr.keys, base.ErrInvalidArgument)
+	}
+	if g.spelled {
+		g.exact = types.AppendRow(g.exact[:0], keys, g.KeyTypes)
+		delta := int64(1)
+		if retract {
+			delta = -1
+		}
+		if err := g.addSpelling(gr, string(g.exact), keys, delta); err != nil {
+			return err
+		}
+	}
+	for i, a := range g.Aggs {
+		if a.FilterCol >= 0 {
+			f := c.Datum(a.FilterCol, r)
+			if f.IsNull() || !f.Bool() {
+				continue
+			}
+		}
+		g.args = g.args[:0]
+		for _, col := range a.ArgCols {
+			g.args = append(g.args, c.Datum(col, r))
 		}
 		var err error
-		retract := c.Kinds[r].IsRetract()
 		if retract {
-			gr.rows--
+			err = gr.accs[i].Retract(g.args)
 		} else {
-			gr.rows++
+			err = gr.accs[i].Add(g.args)
 		}
-		if gr.rows < 0 {
-			return fmt.Errorf("group aggregation %s: a %s retracts a row of group %s that was never added: %w",
-				g.ctx.Vertex, c.Kinds[r], gr.keys, base.ErrInvalidArgument)
+		if err != nil {
+			return fmt.Errorf("group aggregation %s, group %s, %s: %w", g.ctx.Vertex, gr.keys, a.Spec.Func, err)
 		}
-		if g.spelled {
-			g.exact = types.AppendRow(g.exact[:0], keys, g.KeyTypes)
-			delta := int64(1)
-			if retract {
-				delta = -1
-			}
-			if err := g.addSpelling(gr, string(g.exact), keys, delta); err != nil {
-				return err
-			}
-		}
-		for i, a := range g.Aggs {
-			if a.FilterCol >= 0 {
-				f := c.Datum(a.FilterCol, r)
-				if f.IsNull() || !f.Bool() {
-					continue
-				}
-			}
-			g.args = g.args[:0]
-			for _, col := range a.ArgCols {
-				g.args = append(g.args, c.Datum(col, r))
-			}
-			if retract {
-				err = gr.accs[i].Retract(g.args)
-			} else {
-				err = gr.accs[i].Add(g.args)
-			}
-			if err != nil {
-				return fmt.Errorf("group aggregation %s, group %s, %s: %w", g.ctx.Vertex, gr.keys, a.Spec.Func, err)
-			}
-		}
-		gr.dirty = true
-		g.markChanged(gr)
 	}
+	g.markDirty(gr)
+	g.markChanged(gr)
 	return nil
 }
 
@@ -488,31 +646,47 @@ func (g *GroupAgg) emit() error {
 	out := types.NewChunk(g.outT, 2*len(g.changed))
 	for _, gr := range g.changed {
 		gr.changed = false
-		var now types.Row
-		if gr.rows > 0 || g.global() {
-			now = append(types.Row(nil), gr.keys...)
+		live := gr.rows > 0 || g.global()
+		if live {
+			g.now = append(g.now[:0], gr.keys...)
 			for _, a := range gr.accs {
 				v, err := a.Result()
 				if err != nil {
 					return fmt.Errorf("group aggregation %s, group %s: %w", g.ctx.Vertex, gr.keys, err)
 				}
-				now = append(now, v)
+				g.now = append(g.now, v)
 			}
 		}
 		switch {
-		case gr.emitted == nil && now != nil:
-			out.Append(types.Insert, now)
-		case gr.emitted != nil && now == nil:
-			out.Append(types.Delete, gr.emitted)
-		case gr.emitted != nil && now != nil:
-			if bytes.Equal(types.AppendRow(nil, gr.emitted, g.outT), types.AppendRow(nil, now, g.outT)) {
-				break // no net change: emit nothing
+		case gr.emitted == nil && live:
+			out.Append(types.Insert, g.now)
+			if gr.roomy && cap(gr.keys) >= len(g.now) {
+				// groupRow's row: its key columns already hold the
+				// key row, the rest nothing else uses.
+				gr.emitted = gr.keys[:len(g.now)]
+				copy(gr.emitted, g.now)
+			} else {
+				gr.emitted = g.now.Copy()
 			}
-			out.Append(types.UpdateBefore, gr.emitted)
-			out.Append(types.UpdateAfter, now)
+		case gr.emitted != nil && !live:
+			out.Append(types.Delete, gr.emitted)
+			gr.emitted = nil
+		case gr.emitted != nil && live:
+			g.enc = types.AppendRow(g.enc[:0], gr.emitted, g.outT)
+			g.enc2 = types.AppendRow(g.enc2[:0], g.now, g.outT)
+			if !bytes.Equal(g.enc, g.enc2) {
+				out.Append(types.UpdateBefore, gr.emitted)
+				out.Append(types.UpdateAfter, g.now)
+			} // else no net change: emit nothing
+			// The emitted row is the group's own (decodeGroup and this
+			// function make it), never shared with a chunk: overwrite it.
+			if len(gr.emitted) == len(g.now) {
+				copy(gr.emitted, g.now)
+			} else {
+				gr.emitted = g.now.Copy()
+			}
 		}
-		gr.emitted = now
-		gr.dirty = true
+		g.markDirty(gr)
 	}
 	clear(g.changed)
 	g.changed = g.changed[:0]
@@ -526,17 +700,17 @@ func (g *GroupAgg) emit() error {
 // (deleting those without rows and output) and record the open epoch's
 // changed keys.
 func (g *GroupAgg) Snapshot(base.CheckpointID) error {
-	for key, gr := range g.cache {
+	for _, gr := range g.dirty {
 		if !gr.dirty {
-			continue
+			continue // freed
 		}
-		g.ctx.State.SetCurrentKey([]byte(key))
+		g.ctx.State.SetCurrentKey([]byte(gr.key))
 		v := g.ctx.State.Value(groupState)
 		if gr.rows == 0 && gr.emitted == nil && !gr.changed && !g.global() {
 			if err := v.Clear(); err != nil {
 				return err
 			}
-			delete(g.cache, key)
+			g.forget(gr)
 			continue
 		}
 		if err := v.Set(g.encodeGroup(gr)); err != nil {
@@ -544,6 +718,8 @@ func (g *GroupAgg) Snapshot(base.CheckpointID) error {
 		}
 		gr.dirty = false
 	}
+	clear(g.dirty)
+	g.dirty = g.dirty[:0]
 	var b []byte
 	for _, gr := range g.changed {
 		b = binary.AppendUvarint(b, uint64(len(gr.key)))

@@ -293,7 +293,9 @@ func (g *GroupAgg) expire() error {
 			}
 		}
 		for _, k := range keys {
-			delete(g.cache, k)
+			if gr := g.cache[k]; gr != nil {
+				g.forget(gr)
+			}
 			g.ctx.State.SetCurrentKey([]byte(k))
 			if err := g.ctx.State.Value(groupState).Clear(); err != nil {
 				return err

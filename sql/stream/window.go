@@ -69,6 +69,12 @@ type WindowExpand struct {
 	row  types.Row
 	proj types.Row
 	wins []Window
+	// colSrc, when the output is built column-wise (see columnSources),
+	// is each output column's position in the expanded row.
+	colSrc  []int
+	rowWise bool // tests: expand row by row even when colSrc is set
+	counts  []int32
+	bounds  [2][]int64 // window_start, window_end of the expanded rows
 }
 
 // Window is one window [Start, End) in microseconds.
@@ -163,11 +169,47 @@ func (w *WindowExpand) Open(ctx *operator.Context) error {
 	if w.Eval == nil {
 		w.Eval = &expr.Context{}
 	}
+	w.colSrc = w.columnSources()
 	return nil
+}
+
+// columnSources returns, when each output column is a column of the
+// expanded row (the input row, then window_start and window_end) of the
+// same kind, each one's position there, so that Process can build the
+// output column by column; nil when an expression computes something.
+func (w *WindowExpand) columnSources() []int {
+	n := len(w.InTypes)
+	tt := w.InTypes[w.TimeCol]
+	if w.Exprs == nil {
+		src := make([]int, n+2)
+		for i := range src {
+			src[i] = i
+		}
+		return src
+	}
+	src := make([]int, len(w.Exprs))
+	for i, e := range w.Exprs {
+		ref, ok := e.(*expr.ColumnRef)
+		if !ok || ref.Index < 0 || ref.Index >= n+2 {
+			return nil
+		}
+		from := tt
+		if ref.Index < n {
+			from = w.InTypes[ref.Index]
+		}
+		if ref.Typ.Kind != from.Kind {
+			return nil
+		}
+		src[i] = ref.Index
+	}
+	return src
 }
 
 // Process implements operator.Operator.
 func (w *WindowExpand) Process(_ int, c *types.Chunk) error {
+	if w.colSrc != nil && !w.rowWise {
+		return w.processColumns(c)
+	}
 	out := types.NewChunk(w.outT, c.Len())
 	mk := timeMaker(w.InTypes[w.TimeCol])
 	for i := range c.Len() {
@@ -200,6 +242,75 @@ func (w *WindowExpand) Process(_ int, c *types.Chunk) error {
 				w.proj = append(w.proj, v)
 			}
 			out.Append(c.Kinds[i], w.proj)
+		}
+	}
+	if w.Exprs != nil {
+		out = cancelNoise(out)
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	return w.ctx.Output.Emit(out)
+}
+
+// processColumns expands c column by column: it computes each row's
+// windows, then copies each input column with every row repeated once
+// per window of that row and writes the window bounds' columns
+// directly, instead of building and appending each output row (the
+// output is the row path's, row for row).
+func (w *WindowExpand) processColumns(c *types.Chunk) error {
+	tv := &c.Cols[w.TimeCol]
+	w.counts = w.counts[:0]
+	w.bounds[0], w.bounds[1] = w.bounds[0][:0], w.bounds[1][:0]
+	for i := range c.Len() {
+		if tv.Nulls[i] || infinite(tv.Ints[i]) {
+			w.counts = append(w.counts, 0)
+			continue
+		}
+		t := tv.Ints[i]
+		if w.Loc == nil {
+			w.wins = AppendWindows(w.wins[:0], w.Kind, t, w.Size, w.Slide, w.Offset)
+		} else {
+			w.wins = AppendWindows(w.wins[:0], w.Kind, WallTime(t, w.Loc), w.Size, w.Slide, w.Offset)
+			for j := range w.wins {
+				w.wins[j] = Window{Start: FromWallTime(w.wins[j].Start, w.Loc), End: FromWallTime(w.wins[j].End, w.Loc)}
+			}
+		}
+		w.counts = append(w.counts, int32(len(w.wins)))
+		for _, win := range w.wins {
+			w.bounds[0] = append(w.bounds[0], win.Start)
+			w.bounds[1] = append(w.bounds[1], win.End)
+		}
+	}
+	total := len(w.bounds[0])
+	if total == 0 {
+		return nil
+	}
+	out := types.NewChunk(w.outT, 0)
+	out.Kinds = make([]types.RowKind, 0, total)
+	for i, n := range w.counts {
+		for range n {
+			out.Kinds = append(out.Kinds, c.Kinds[i])
+		}
+	}
+	n := len(w.InTypes)
+	var given [2]bool // the bounds' slices handed to the chunk
+	for j, src := range w.colSrc {
+		v := &out.Cols[j]
+		if src < n {
+			v.AppendRepeated(&c.Cols[src], w.counts)
+			continue
+		}
+		v.Nulls = make([]bool, total)
+		if b := src - n; !given[b] {
+			v.Ints, given[b] = w.bounds[b], true
+		} else {
+			v.Ints = append(make([]int64, 0, total), w.bounds[b]...)
+		}
+	}
+	for b := range given {
+		if given[b] {
+			w.bounds[b] = make([]int64, 0, total)
 		}
 	}
 	if w.Exprs != nil {
