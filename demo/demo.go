@@ -297,7 +297,7 @@ loop:
 	if opts.Duration > 0 && sum.Passed+sum.Violated == 0 {
 		fmt.Fprintf(opts.Out, "no consistency check ran: creating the views took the whole --duration %v (they wait for their first epochs); give a longer one\n", opts.Duration)
 	}
-	fmt.Fprintf(opts.Out, "stopped after %v; verifying every view against its query recomputed at one epoch ...\n", sum.Duration.Round(time.Millisecond))
+	fmt.Fprintf(opts.Out, "stopped after %v; verifying each view against its query recomputed at the view's committed epoch (its inputs read at that epoch) ...\n", sum.Duration.Round(time.Millisecond))
 	verifyStart := time.Now()
 	for _, v := range Views {
 		res, err := e.Verify(ctx, catalog.Name(engine.DefaultDatabase, v), 0)
