@@ -13,21 +13,7 @@ import (
 // PostgreSQL's NOTICE (00000, `table "nope" does not exist, skipping`)
 // in both protocols and drops the names that exist.
 func TestDropIfExistsNotice(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	t.Cleanup(func() { s.Close() })
-	cfg, err := pgx.ParseConfig("postgres://root@" + s.Addr().String() + "/dev?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var notices []string
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		notices = append(notices, n.Severity+" "+n.Code+" "+n.Message)
-	}
-	c, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
+	c, notices := noticeConn(t, false)
 	exec(t, c, "CREATE TABLE here (a INT)")
 	for _, tc := range []struct {
 		sql  string
@@ -41,12 +27,12 @@ func TestDropIfExistsNotice(t *testing.T) {
 		{"DROP SINK IF EXISTS k", []string{`NOTICE 00000 sink "k" does not exist, skipping`}},
 	} {
 		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {
-			notices = nil
+			*notices = nil
 			if _, err := c.Exec(context.Background(), tc.sql, mode); err != nil {
 				t.Fatalf("%s: %v", tc.sql, err)
 			}
-			if !slices.Equal(notices, tc.want) {
-				t.Errorf("%s (mode %v): notices %q, want %q", tc.sql, mode, notices, tc.want)
+			if !slices.Equal(*notices, tc.want) {
+				t.Errorf("%s (mode %v): notices %q, want %q", tc.sql, mode, *notices, tc.want)
 			}
 			if tc.sql == "DROP TABLE IF EXISTS nope2, here" {
 				tc.want = append(tc.want, `NOTICE 00000 table "here" does not exist, skipping`)
@@ -64,25 +50,7 @@ func TestDropIfExistsNotice(t *testing.T) {
 // view v2`, and for several `drop cascades to 2 other objects` with a
 // DETAIL line each.
 func TestCreateIfNotExistsAndCascadeNotices(t *testing.T) {
-	s := startTest(t, t.TempDir())
-	t.Cleanup(func() { s.Close() })
-	cfg, err := pgx.ParseConfig("postgres://root@" + s.Addr().String() + "/dev?sslmode=disable")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var notices []string
-	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
-		line := n.Severity + " " + n.Code + " " + n.Message
-		if n.Detail != "" {
-			line += " | " + n.Detail
-		}
-		notices = append(notices, line)
-	}
-	c, err := pgx.ConnectConfig(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
+	c, notices := noticeConn(t, true)
 	for _, tc := range []struct {
 		sql  string
 		want []string
@@ -97,15 +65,42 @@ func TestCreateIfNotExistsAndCascadeNotices(t *testing.T) {
 		{"CREATE MATERIALIZED VIEW v4 AS SELECT a FROM v3", nil},
 		{"DROP TABLE t CASCADE", []string{"NOTICE 00000 drop cascades to 2 other objects | drop cascades to materialized view v3\ndrop cascades to materialized view v4"}},
 	} {
-		notices = nil
+		*notices = nil
 		if _, err := c.Exec(context.Background(), tc.sql); err != nil {
 			t.Fatalf("%s: %v", tc.sql, err)
 		}
-		if !slices.Equal(notices, tc.want) {
-			t.Errorf("%s: notices %q, want %q", tc.sql, notices, tc.want)
+		if !slices.Equal(*notices, tc.want) {
+			t.Errorf("%s: notices %q, want %q", tc.sql, *notices, tc.want)
 		}
 	}
 	if got := rowsText(t, c, "SHOW TABLES"); got != "" {
 		t.Errorf("tables after the DROPs: %q", got)
 	}
+}
+
+// noticeConn starts a server and connects to it, collecting the notices
+// it sends as "SEVERITY CODE message" lines, with " | detail" appended
+// when withDetail and the notice has one.
+func noticeConn(t *testing.T, withDetail bool) (*pgx.Conn, *[]string) {
+	t.Helper()
+	s := startTest(t, t.TempDir())
+	t.Cleanup(func() { s.Close() })
+	cfg, err := pgx.ParseConfig("postgres://root@" + s.Addr().String() + "/dev?sslmode=disable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notices := new([]string)
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		line := n.Severity + " " + n.Code + " " + n.Message
+		if withDetail && n.Detail != "" {
+			line += " | " + n.Detail
+		}
+		*notices = append(*notices, line)
+	}
+	c, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(context.Background()) })
+	return c, notices
 }

@@ -1368,12 +1368,15 @@ func (s *Session) explain(ctx context.Context, st *ddl.Explain) (*pgwire.Result,
 	return &pgwire.Result{Columns: textCols("QUERY PLAN"), Rows: rowsOf(rows...), Tag: "EXPLAIN"}, nil
 }
 
+// oneDatabaseHint answers SHOW DATABASES, CATALOGS and SCHEMAS.
+const oneDatabaseHint = "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d)."
+
 // showHints answer SHOW of what Flink and RisingWave list and Strata
 // lists otherwise (PostgreSQL reads SHOW x as a parameter).
 var showHints = map[string]string{
 	"views":     "Strata's views are materialized: SHOW MATERIALIZED VIEWS lists them (SHOW TABLES, SOURCES and JOBS list the rest).",
-	"databases": "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d).",
-	"catalogs":  "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d).",
-	"schemas":   "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d).",
+	"databases": oneDatabaseHint,
+	"catalogs":  oneDatabaseHint,
+	"schemas":   oneDatabaseHint,
 	"functions": "Views and SELECT take PostgreSQL's built-in functions (string, math, date/time, JSON, regular expressions); there are no user-defined functions.",
 }

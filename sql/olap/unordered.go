@@ -1,6 +1,9 @@
 package olap
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // orderSensitiveAggregates are the aggregates whose value depends on the
 // order of their input rows: without ORDER BY inside the call, PostgreSQL
@@ -45,18 +48,9 @@ func UnorderedAggregates(sqlText string) []string {
 				break
 			}
 		}
-		if !ordered && !containsString(out, name) {
+		if !ordered && !slices.Contains(out, name) {
 			out = append(out, name)
 		}
 	}
 	return out
-}
-
-func containsString(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

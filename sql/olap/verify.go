@@ -152,10 +152,10 @@ func (e *Engine) VerifyIn(ctx context.Context, loc *time.Location, viewQuery str
 		return d, sqlerr.New(sqlerr.DatatypeMismatch, "view %s has %d columns, its query gives %d", stored.Name, len(fields), len(res.Columns))
 	}
 	got := res.Rows
+	isFloat := func(t types.Type) bool { return t.Kind == types.KindFloat64 || t.Kind == types.KindFloat32 }
 	for i, f := range fields {
 		ct := res.Columns[i].Type
 		avgOfInts := ct.Kind == types.KindNumeric && ct.Scale == avgScale && ct.Precision == maxDecimalWidth
-		isFloat := func(t types.Type) bool { return t.Kind == types.KindFloat64 || t.Kind == types.KindFloat32 }
 		if (isFloat(ct) || avgOfInts) && (f.Type == types.Numeric || isFloat(f.Type)) {
 			// [verify-approx] DuckDB computes some exact aggregates
 			// (avg of floats and decimals) and NUMERIC division in
