@@ -17,8 +17,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"golang.org/x/text/width"
 
 	"github.com/stratadb/strata/sql/ddl"
+	"github.com/stratadb/strata/sql/sqlerr"
 )
 
 // sslModes are the sslmode values `strata sql` takes, libpq's.
@@ -81,6 +83,8 @@ as psql does); -c and -f may be given several times and run in the
 order given, each printing its results, as in psql; otherwise it reads statements from the terminal (ending at
 ';') or from standard input. Results print as aligned tables. \dt, \dm,
 \d and \d NAME work as in psql; \q (or quit, exit) ends the session.
+Each goes on a line of its own, also between the SQL of a -c. An error
+with a position shows psql's LINE n: and a caret under it.
 
 A server started with --password-file asks for a password: give it with
 --password or PGPASSWORD. --sslmode works as libpq's: disable, allow,
@@ -159,7 +163,8 @@ func (f *actionFlag) Type() string { return "string" }
 // runActions runs each -c and -f in order, as psql does: an action that
 // fails prints its error and the next one runs; the command's result is
 // the last action's (psql's exit status is the last one's too). A -c
-// that is \q ends the run.
+// that reaches \q (or quit, exit) ends the run; in a -f it ends that
+// file, as psql's \q in a script does.
 func runActions(ctx context.Context, conn *pgconn.PgConn, actions []sqlAction, out io.Writer) error {
 	var last error
 	for i, a := range actions {
@@ -169,25 +174,64 @@ func runActions(ctx context.Context, conn *pgconn.PgConn, actions []sqlAction, o
 				printError(out, last) // a script printed its own
 			}
 		}
-		switch {
-		case a.file:
+		if a.file {
 			b, err := os.ReadFile(a.text)
 			if err != nil {
 				last = err
 				continue
 			}
 			last = runScript(ctx, conn, string(b), out)
-		case isQuit(a.text):
-			return nil
-		default:
-			text := a.text
-			if q, ok := metaCommand(text); ok {
-				text = q
-			}
-			last = runSQL(ctx, conn, text, out)
+			continue
+		}
+		var quit bool
+		quit, last = runCommand(ctx, conn, a.text, out)
+		if quit {
+			return last
 		}
 	}
 	return last
+}
+
+// runCommand runs the text of one -c. Text that is all SQL goes to the
+// server whole, as psql's -c sends it: its statements run until the
+// first that fails. Text with lines that are backslash commands, \q,
+// quit or exit (splitScript) runs piece by piece: the SQL between two
+// such lines goes whole, each command runs in turn, and \q ends the
+// text and reports quit. The first error ends the text.
+//
+// This goes beyond psql, whose -c is either all SQL, sent as it is, or
+// one backslash command: there a \q on a later line is a syntax error of
+// the server's. Strata's -c reads such lines as its scripts do.
+func runCommand(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) (quit bool, err error) {
+	parts := splitScript(text)
+	if !slices.ContainsFunc(parts, func(p scriptPart) bool { return p.sql == "" }) {
+		return false, runSQL(ctx, conn, text, out)
+	}
+	var sql strings.Builder
+	send := func() error {
+		q := sql.String()
+		sql.Reset()
+		if strings.TrimSpace(q) == "" {
+			return nil
+		}
+		return runSQL(ctx, conn, q, out)
+	}
+	for _, p := range parts {
+		if p.sql != "" {
+			sql.WriteString(p.sql)
+			continue
+		}
+		if err := send(); err != nil {
+			return false, err
+		}
+		if p.quit {
+			return true, nil
+		}
+		if err := runSQL(ctx, conn, p.meta, out); err != nil {
+			return false, err
+		}
+	}
+	return false, send()
 }
 
 // interactive reads statements from a terminal with line editing and
@@ -277,15 +321,137 @@ func metaCommand(line string) (string, bool) {
 	return "", false
 }
 
-// printError prints a statement's error as psql does: a server error
-// already names its severity ("ERROR: ..."), anything else gets one.
+// printError prints a statement's error as psql does: its severity
+// ("ERROR:  ..."), and for an error that has a position in the text sent
+// (queryError), that line and a caret under the position.
 func printError(out io.Writer, err error) {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		fmt.Fprintf(out, "%s:  %s (SQLSTATE %s)\n", pe.Severity, pe.Message, pe.Code)
+	var qe *queryError
+	if errors.As(err, &qe) {
+		fmt.Fprintln(out, qe.Error())
 		return
 	}
-	fmt.Fprintln(out, "ERROR: ", err)
+	fmt.Fprintln(out, errorText(err, ""))
+}
+
+// queryError is the error of a statement with the text that was sent for
+// it, so that its position can be shown under the line that holds it.
+type queryError struct {
+	query string // the text sent, or parsed here
+	err   error  // a *pgconn.PgError from the server, or a *sqlerr.Error of Strata's parser
+}
+
+// Error returns what psql prints for the error (errorText), on as many
+// lines as it needs, without a last newline.
+func (e *queryError) Error() string { return errorText(e.err, e.query) }
+
+func (e *queryError) Unwrap() error { return e.err }
+
+// errorText renders err as psql does: "SEVERITY:  message (SQLSTATE
+// code)", then, when err has a position in query, the line that holds it
+// and a caret (positionLines).
+func errorText(err error, query string) string {
+	var pe *pgconn.PgError
+	var se *sqlerr.Error
+	var head string
+	pos := 0
+	switch {
+	case errors.As(err, &pe):
+		head = fmt.Sprintf("%s:  %s (SQLSTATE %s)", pe.Severity, pe.Message, pe.Code)
+		pos = int(pe.Position)
+	case errors.As(err, &se):
+		head = fmt.Sprintf("ERROR:  %s (SQLSTATE %s)", se.Message, se.Code)
+		pos = se.Position
+	default:
+		return "ERROR:  " + err.Error()
+	}
+	if lines := positionLines(query, pos); lines != "" {
+		return head + "\n" + lines
+	}
+	return head
+}
+
+// Widths of psql's error-position display (libpq's reportErrorPosition).
+const (
+	positionWidth    = 60 // screen columns of the query shown, at most
+	positionRightCut = 10 // columns kept right of the caret, when the line is cut
+)
+
+// positionLines returns the two lines psql prints under an error with a
+// position: "LINE n: " and the line of query that holds pos (a 1-based
+// character offset, as PostgreSQL's ErrorResponse carries), then a caret
+// under the character at pos. A line longer than positionWidth columns is
+// cut around the caret, with "..." where it was cut. Tabs show as one
+// space, wide characters take two columns, and \r, \n or \r\n ends a
+// line, as in libpq. It returns "" when pos is 0 or past the end of query
+// and one more character.
+func positionLines(query string, pos int) string {
+	loc := pos - 1 // 0-based character index
+	if loc < 0 {
+		return ""
+	}
+	chars := []rune(query)
+	if loc > len(chars) {
+		return ""
+	}
+	// col[i] is the screen column of chars[i] from the query's start;
+	// [beg, end) are the characters of the line that holds loc.
+	col := make([]int, len(chars)+1)
+	line, beg, end := 1, 0, len(chars)
+	c := 0
+	for i, r := range chars {
+		col[i] = c
+		if r == '\r' || r == '\n' {
+			if i >= loc {
+				end = i
+				break
+			}
+			if r == '\r' || i == 0 || chars[i-1] != '\r' {
+				line++
+			}
+			beg = i + 1
+		}
+		c += runeColumns(r)
+		col[i+1] = c
+	}
+	begCut, endCut := false, false
+	if col[end]-col[beg] > positionWidth {
+		if col[beg]+positionWidth >= col[loc]+positionRightCut {
+			for col[end]-col[beg] > positionWidth {
+				end--
+			}
+			endCut = true
+		} else {
+			for col[loc]+positionRightCut < col[end] {
+				end--
+				endCut = true
+			}
+			for col[end]-col[beg] > positionWidth {
+				beg++
+				begCut = true
+			}
+		}
+	}
+	prefix := fmt.Sprintf("LINE %d: ", line)
+	if begCut {
+		prefix += "..."
+	}
+	shown := strings.ReplaceAll(string(chars[beg:end]), "\t", " ")
+	if endCut {
+		shown += "..."
+	}
+	caret := strings.Repeat(" ", len(prefix)+col[loc]-col[beg]) + "^"
+	return prefix + shown + "\n" + caret
+}
+
+// runeColumns is the number of screen columns r takes: two for East
+// Asian wide and full-width characters, else one (controls and tabs
+// included, as libpq counts them).
+func runeColumns(r rune) int {
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }
 
 // errScriptFailed is what a script with failed statements returns, after
@@ -297,8 +463,8 @@ func (e errScriptFailed) Error() string { return fmt.Sprintf("%d statement(s) fa
 
 // runScript runs a script statement by statement, as psql -f does:
 // backslash commands on their own lines, and an error reported without
-// stopping the script. It returns errScriptFailed when a statement
-// failed.
+// stopping the script; \q, quit or exit ends it. It returns
+// errScriptFailed when a statement failed.
 func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) error {
 	failed := 0
 	report := func(err error) {
@@ -307,29 +473,66 @@ func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Wri
 			failed++
 		}
 	}
-	var buf strings.Builder
-	flush := func() {
-		if strings.TrimSpace(buf.String()) == "" {
-			buf.Reset()
-			return
-		}
-		stmts, err := ddl.Parse(buf.String())
-		buf.Reset()
-		if err != nil {
-			report(err)
-			return
-		}
-		for _, st := range stmts {
-			report(runSQL(ctx, conn, st.Text(), out))
+parts:
+	for _, p := range splitScript(text) {
+		switch {
+		case p.quit:
+			break parts
+		case p.sql == "":
+			report(runSQL(ctx, conn, p.meta, out))
+		default:
+			stmts, err := ddl.Parse(p.sql)
+			if err != nil {
+				report(&queryError{query: p.sql, err: err})
+				continue
+			}
+			for _, st := range stmts {
+				report(runSQL(ctx, conn, st.Text(), out))
+			}
 		}
 	}
-	for _, line := range strings.Split(text, "\n") {
-		if isQuit(line) && strings.TrimSpace(buf.String()) == "" {
-			break
+	if failed > 0 {
+		return errScriptFailed{failed}
+	}
+	return nil
+}
+
+// scriptPart is one piece of a script or of a -c's text (splitScript):
+// SQL, a backslash command, or the end.
+type scriptPart struct {
+	sql  string // SQL lines as written, each ended by a newline; "" for the others
+	meta string // with sql "": the statement of a backslash command (metaCommand)
+	quit bool   // with sql "": \q, quit or exit, after which nothing runs
+}
+
+// splitScript cuts text at its lines into SQL and the lines that are
+// backslash commands (metaCommand) or \q, quit and exit (isQuit). Such a
+// line counts only where a statement starts, after nothing but blanks
+// since the last complete statement (complete), so that the same words
+// inside a statement or a string stay SQL; the SQL is cut after each
+// complete statement, so that a script can report each one's error and
+// go on. Blank SQL between two commands is dropped. The parts after a
+// quit are not returned.
+func splitScript(text string) []scriptPart {
+	var parts []scriptPart
+	var buf strings.Builder
+	flush := func() {
+		if strings.TrimSpace(buf.String()) != "" {
+			parts = append(parts, scriptPart{sql: buf.String()})
 		}
-		if q, ok := metaCommand(line); ok && strings.TrimSpace(buf.String()) == "" {
-			report(runSQL(ctx, conn, q, out))
-			continue
+		buf.Reset()
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.TrimSpace(buf.String()) == "" {
+			if isQuit(line) {
+				flush()
+				return append(parts, scriptPart{quit: true})
+			}
+			if q, ok := metaCommand(line); ok {
+				flush()
+				parts = append(parts, scriptPart{meta: q})
+				continue
+			}
 		}
 		buf.WriteString(line)
 		buf.WriteByte('\n')
@@ -338,15 +541,23 @@ func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Wri
 		}
 	}
 	flush()
-	if failed > 0 {
-		return errScriptFailed{failed}
-	}
-	return nil
+	return parts
 }
 
 // runSQL sends text with the simple query protocol and prints every
-// statement's result.
+// statement's result. An error of the server's comes back as a
+// queryError that holds text, in which its position counts.
 func runSQL(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) error {
+	err := execSQL(ctx, conn, text, out)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return &queryError{query: text, err: err}
+	}
+	return err
+}
+
+// execSQL is runSQL without the query attached to its error.
+func execSQL(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) error {
 	mrr := conn.Exec(ctx, text)
 	for mrr.NextResult() {
 		rr := mrr.ResultReader()

@@ -9,10 +9,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,19 +143,132 @@ func TestSQLCommandPasswordAndTLS(t *testing.T) {
 	}
 }
 
-// TestSQLCommandQuits: \q, quit and exit end a script or -c, as in psql.
+// TestSQLCommandQuits: \q, quit and exit end a script or -c, also on a
+// line of their own after SQL in a -c's text; a \q in a -c ends the
+// run, so that a later -c does not run.
 func TestSQLCommandQuits(t *testing.T) {
 	addr := startSQLServer(t, server.Options{})
 	if out, err := run(t, "sql", "--addr", addr, "-c", `\q`); err != nil || out != "" {
 		t.Fatalf(`-c \q: %v %q`, err, out)
 	}
-	for _, quit := range []string{`\q`, "quit", "exit"} {
+	for _, quit := range []string{`\q`, "quit", "exit", "exit;", "  \\q  "} {
+		want := " one\n-----\n   1\n(1 row)\n"
 		out, err := runIn(t, strings.NewReader("SELECT 1 AS one;\n"+quit+"\nSELECT nope;\n"), "sql", "--addr", addr)
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", quit, err, out)
+		if err != nil || out != want {
+			t.Fatalf("script with %s: %v, output %q, want %q", quit, err, out, want)
 		}
-		if want := " one\n-----\n   1\n(1 row)\n"; out != want {
-			t.Fatalf("%s: output %q, want %q", quit, out, want)
+		out, err = run(t, "sql", "--addr", addr, "-c", "SELECT 1 AS one;\n"+quit+"\nSELECT nope;", "-c", "SELECT nope")
+		if err != nil || out != want {
+			t.Fatalf("-c with %s: %v, output %q, want %q", quit, err, out, want)
+		}
+	}
+}
+
+// TestSQLCommandMetaLinesInC: a -c's text runs backslash commands on
+// lines of their own between its SQL, while the same words inside a
+// statement or a string stay SQL; its first error ends it.
+func TestSQLCommandMetaLinesInC(t *testing.T) {
+	addr := startSQLServer(t, server.Options{})
+	for _, tc := range []struct {
+		name, text, want string
+		fails            bool
+	}{
+		{"\\dt between statements", "CREATE TABLE t (k INT PRIMARY KEY);\n\\dt\nSELECT count(*) AS n FROM t;",
+			"CREATE TABLE\n name\n------\n t\n(1 row)\n n\n---\n 0\n(1 row)\n", false},
+		{"quit as a column alias", "SELECT 1 AS\nquit;\n", " quit\n------\n    1\n(1 row)\n", false},
+		{"\\q inside a string", "SELECT length('a\n\\q\nb') AS n;\n\\q\nSELECT nope;", " n\n---\n 6\n(1 row)\n", false},
+		{"an error ends the text", "SELECT 1/0;\n\\dt\nSELECT 1 AS one;", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := run(t, "sql", "--addr", addr, "-c", tc.text)
+			if (err != nil) != tc.fails || out != tc.want {
+				t.Fatalf("%q: %v, output\n%q\nwant\n%q", tc.text, err, out, tc.want)
+			}
+		})
+	}
+}
+
+// TestSplitScript: a script's lines cut into SQL, backslash commands and
+// the end.
+func TestSplitScript(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []scriptPart
+	}{
+		{"SELECT 1;", []scriptPart{{sql: "SELECT 1;\n"}}},
+		{"SELECT 1;\n\\q\nSELECT 2;", []scriptPart{{sql: "SELECT 1;\n"}, {quit: true}}},
+		{"SELECT 1;\n\n  \\dt\n\nSELECT\n 2;\nexit", []scriptPart{{sql: "SELECT 1;\n"}, {meta: "SHOW TABLES"}, {sql: "\nSELECT\n 2;\n"}, {quit: true}}},
+		{"SELECT 1 AS\nexit\n", []scriptPart{{sql: "SELECT 1 AS\nexit\n\n"}}},
+		{"SELECT '\n\\q\n';\n\\d t", []scriptPart{{sql: "SELECT '\n\\q\n';\n"}, {meta: "DESCRIBE t"}}},
+		{"SELECT 1\n\\q", []scriptPart{{sql: "SELECT 1\n\\q\n"}}},
+	} {
+		if got := splitScript(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("splitScript(%q) = %+v, want %+v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestSQLCommandErrorPosition: an error with a position prints psql's
+// LINE n and a caret under the character it points at, counted in the
+// text sent: the whole -c, a script's statement, or a script's piece
+// that Strata's parser refused before sending it.
+func TestSQLCommandErrorPosition(t *testing.T) {
+	addr := startSQLServer(t, server.Options{})
+	if out, err := run(t, "sql", "--addr", addr, "-c", "CREATE TABLE t (k INT PRIMARY KEY)"); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// The last -c's error is the command's.
+	_, err := run(t, "sql", "--addr", addr, "-c", "SELECT 1 AS one;\nSELECT *\n  FORM t;")
+	if want := "ERROR:  syntax error at or near \"FORM\" (SQLSTATE 42601)\nLINE 3:   FORM t;\n          ^"; err == nil || err.Error() != want {
+		t.Fatalf("-c: %v\nwant\n%s", err, want)
+	}
+	// Before another -c, it is printed.
+	out, err := run(t, "sql", "--addr", addr, "-c", "SELECT k,\n\tnope FROM t", "-c", "SELECT 1 AS one")
+	if want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:  nope FROM t\n         ^\n one\n-----\n   1\n(1 row)\n"; err != nil || out != want {
+		t.Fatalf("two -c: %v, output\n%s\nwant\n%s", err, out, want)
+	}
+	out, err = runIn(t, strings.NewReader("SELECT 1 AS one;\nSELECT k,\n  nope\nFROM t;\nSELECT *\n  FORM t;\n"), "sql", "--addr", addr)
+	want := " one\n-----\n   1\n(1 row)\n" +
+		"ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:   nope\n          ^\n" +
+		"ERROR:  syntax error at or near \"FORM\" (SQLSTATE 42601)\nLINE 2:   FORM t;\n          ^\n"
+	if err == nil || out != want {
+		t.Fatalf("script: %v, output\n%s\nwant\n%s", err, out, want)
+	}
+}
+
+// TestPositionLines: the LINE and caret lines of an error position, as
+// libpq prints them (each want is psql's output for the same query and
+// position).
+func TestPositionLines(t *testing.T) {
+	cols := func(from, to int) string {
+		var s []string
+		for i := from; i < to; i++ {
+			s = append(s, fmt.Sprintf("col%d", i))
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, tc := range []struct {
+		query string
+		pos   int
+		want  string
+	}{
+		{"SELECT * FORM t;", 10, "LINE 1: SELECT * FORM t;\n                 ^"},
+		{"SELECT 1;\nSELECT *\n  FORM t;", 22, "LINE 3:   FORM t;\n          ^"},
+		{"SELECT a,\n\tb FORM t", 14, "LINE 2:  b FORM t\n           ^"},
+		{"SELECT 'x',\r\n  * FORM t", 18, "LINE 2:   * FORM t\n            ^"},
+		{"SELECT 'x',\r  * FORM t", 17, "LINE 2:   * FORM t\n            ^"},
+		{"SELECT '漢字漢字', * FORM t", 18, "LINE 1: SELECT '漢字漢字', * FORM t\n                             ^"},
+		{"SELECT (1", 10, "LINE 1: SELECT (1\n                 ^"},
+		{"SELECT a FORM t " + cols(0, 30), 15,
+			"LINE 1: SELECT a FORM t col0, col1, col2, col3, col4, col5, col6, co...\n                      ^"},
+		{"SELECT " + cols(0, 10) + " FORM t " + cols(0, 30), 72,
+			"LINE 1: ...l2, col3, col4, col5, col6, col7, col8, col9 FORM t col0, co...\n                                                             ^"},
+		{"SELECT 1", 0, ""},
+		{"SELECT 1", 10, ""},
+		{"", 1, "LINE 1: \n        ^"},
+	} {
+		if got := positionLines(tc.query, tc.pos); got != tc.want {
+			t.Errorf("positionLines(%q, %d) =\n%s\nwant\n%s", tc.query, tc.pos, got, tc.want)
 		}
 	}
 }

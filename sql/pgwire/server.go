@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgproto3"
 
@@ -553,7 +554,9 @@ func (c *conn) sendNotices(notices []*sqlerr.Error) {
 }
 
 // simpleQuery runs every statement of a Query message, stopping at the
-// first error. Positions in errors are relative to the whole text.
+// first error. Positions in errors are relative to the whole text, as
+// PostgreSQL's are: the session places an error within its statement,
+// and the statement's offset in text is added here.
 func (c *conn) simpleQuery(text string) {
 	parts, err := c.sess.Split(text)
 	if err != nil {
@@ -564,12 +567,29 @@ func (c *conn) simpleQuery(text string) {
 		c.be.Send(&pgproto3.EmptyQueryResponse{})
 		return
 	}
+	from := 0 // byte offset in text where the next part is looked for
 	for _, sql := range parts {
+		at := from
+		if i := strings.Index(text[from:], sql); i >= 0 {
+			at = from + i
+			from = at + len(sql)
+		}
 		if err := c.runSimple(sql); err != nil {
-			c.sendError(err)
+			c.sendError(shiftPosition(err, utf8.RuneCountInString(text[:at])))
 			return
 		}
 	}
+}
+
+// shiftPosition adds by characters to the position of err, when it has
+// one: a position within a statement becomes one within the text that
+// held it.
+func shiftPosition(err error, by int) error {
+	var e *sqlerr.Error
+	if by == 0 || !errors.As(err, &e) || e.Position == 0 {
+		return err
+	}
+	return e.WithPosition(e.Position + by)
 }
 
 func (c *conn) runSimple(sql string) error {
