@@ -148,14 +148,16 @@ func firstLine(s string) string {
 	return s
 }
 
-// checkFresh refuses a data directory that already holds tables before
-// anything of it starts: it opens the instance without its jobs
+// CheckFresh refuses a data directory that already holds tables, or whose
+// meta store another strata process holds or that cannot be read, before
+// anything of it starts (Run calls it first; the command calls it before
+// printing anything): it opens the instance without its jobs
 // (engine.Options.NoJobs), so that the refusal does not first run (and
 // log the failures of) that instance's jobs. A directory without a meta
 // store yet is fresh. With a meta store of the caller's (opts.MetaStore),
 // which closing an engine would close, Run's own check after opening
 // applies instead.
-func checkFresh(ctx context.Context, opts engine.Options) error {
+func CheckFresh(ctx context.Context, opts engine.Options) error {
 	if opts.MetaStore != nil {
 		return nil
 	}
@@ -190,7 +192,7 @@ func freshError(dir string) error {
 // the summary (the caller prints its Line last).
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	var sum Summary
-	if err := checkFresh(ctx, opts.Engine); err != nil {
+	if err := CheckFresh(ctx, opts.Engine); err != nil {
 		return sum, err
 	}
 	// Without a limit of the user's, the collector keeps the heap within

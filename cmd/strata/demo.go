@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -14,7 +12,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/stratadb/strata/demo"
-	"github.com/stratadb/strata/engine"
 )
 
 func newDemoCommand() *cobra.Command {
@@ -80,7 +77,7 @@ epoch. The last line reads:
 			}
 			// A used directory is refused before the banner, so that a
 			// refusal is all the run prints.
-			if err := refuseUsedData(ctx, opts); err != nil {
+			if err := demo.CheckFresh(ctx, opts); err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
@@ -128,37 +125,4 @@ epoch. The last line reads:
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:4566", "address for --serve")
 	cmd.Flags().StringVar(&httpListen, "http", "127.0.0.1:8080", `with --serve, HTTP address of /metrics and of the API strata verify uses ("-" for none)`)
 	return cmd
-}
-
-// refuseUsedData returns the error that demo.Run refuses opts.Dir with
-// before it starts anything: its meta store is held by another strata
-// process, cannot be read, or holds tables (the demo needs a fresh
-// directory). A directory without a meta store is fresh. It opens the
-// instance without its jobs (engine.Options.NoJobs), as Run's own check
-// does, so that a refusal does not first run them; Run checks again, and
-// this check exists only so that the command can refuse before it
-// prints anything.
-//
-// It repeats demo's unexported check (checkFresh) and its message: an
-// exported demo.CheckFresh would let this call it instead.
-func refuseUsedData(ctx context.Context, opts engine.Options) error {
-	if _, err := os.Stat(filepath.Join(opts.Dir, "meta.db")); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	opts.NoJobs = true
-	e, err := engine.Open(ctx, opts)
-	if err != nil {
-		return err
-	}
-	cat, err := e.Catalog(ctx)
-	if cerr := e.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if len(cat.Tables()) > 0 {
-		return fmt.Errorf("data directory %s already holds tables; the demo needs a fresh one (give --data a new directory, or remove this one)", opts.Dir)
-	}
-	return nil
 }
