@@ -90,8 +90,9 @@ func stampReaders(t catalog.Table, rs []ingest.Reader, now func() time.Time) []i
 }
 
 // procTimeReader is an ingest.Reader that inserts processing-time columns
-// into the chunks of the connector's reader r. It keeps r's Close and
-// Errors, which the engine looks for on readers.
+// into the chunks of the connector's reader r. It keeps r's Close,
+// Errors and checkpointed state (ingest.StatefulReader), which the engine
+// and the ingest source look for on readers.
 type procTimeReader struct {
 	r     ingest.Reader
 	table catalog.ObjectName
@@ -129,6 +130,14 @@ func (p *procTimeReader) Errors() *format.Errors {
 	}
 	return nil
 }
+
+var _ ingest.StatefulReader = (*procTimeReader)(nil)
+
+// SnapshotState implements ingest.StatefulReader for r.
+func (p *procTimeReader) SnapshotState() ([]byte, error) { return ingest.SnapshotState(p.r) }
+
+// RestoreState implements ingest.StatefulReader for r.
+func (p *procTimeReader) RestoreState(state []byte) error { return ingest.RestoreState(p.r, state) }
 
 // readerBacklog returns where the input of a table's connector readers
 // ends now (ingest.Backlogger), when there is one reader and it can say;

@@ -217,8 +217,8 @@ func (e *Engine) isSourceName(ctx context.Context, name catalog.ObjectName) bool
 // viewSources is the part of a view job's endpoints that runs sources
 // directly: the readers of each source relation, opened once per build
 // of the job (every attempt of the job reuses them, as an ingest job's
-// attempts reuse its readers: a Reader reads by position and keeps
-// nothing a restore must undo).
+// attempts reuse its readers: a Reader reads by position, and the state
+// a StatefulReader keeps besides is set again by each restore).
 //
 // Each scan of a source has readers of its own (a query naming a source
 // twice reads it twice, as two ingest jobs would), told apart by the
@@ -391,6 +391,14 @@ func (s insertOnly) Next(pos uint64) (*types.Chunk, uint64, error) {
 	}
 	return c, next, nil
 }
+
+var _ ingest.StatefulReader = insertOnly{}
+
+// SnapshotState implements ingest.StatefulReader for the source's reader.
+func (s insertOnly) SnapshotState() ([]byte, error) { return ingest.SnapshotState(s.r) }
+
+// RestoreState implements ingest.StatefulReader for the source's reader.
+func (s insertOnly) RestoreState(state []byte) error { return ingest.RestoreState(s.r, state) }
 
 // sourceObjects describes the sources of database db that have columns to
 // the emulated pg_catalog. PostgreSQL's nearest kind, the foreign table,

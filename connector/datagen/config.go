@@ -38,8 +38,16 @@ type Field struct {
 	// required, End defaults to the type's largest value.
 	Start, End string
 	// Min and Max bound a random column's values, both included (for
-	// REAL and DOUBLE PRECISION, Max excluded).
+	// REAL and DOUBLE PRECISION, Max excluded). A random DATE or
+	// TIMESTAMP(TZ) column with neither is a time column: see MaxPast.
 	Min, Max string
+	// MaxPast is how far before its row's generation time a random
+	// TIMESTAMP(TZ) or DATE value without Min and Max may lie (Flink's
+	// fields.#.max-past): the value is drawn from [t-MaxPast, t], t being
+	// the row's generation time (doc.go, "Time"). 0, the default, gives
+	// the generation time itself. It must not be negative and applies to
+	// no other column.
+	MaxPast time.Duration
 	// Length is a random string's or BYTEA's length in characters or
 	// bytes; 0 means the default.
 	Length int
@@ -69,7 +77,8 @@ type Config struct {
 	// ChunkRows is the most rows in one transaction; 0 means
 	// types.DefaultChunkSize.
 	ChunkRows int
-	// Now is the clock that rate limiting reads; nil means time.Now.
+	// Now is the clock that rate limiting and the start time of time
+	// columns read; nil means time.Now.
 	Now func() time.Time
 }
 
@@ -86,7 +95,9 @@ const (
 	defaultNumericScale = 2
 )
 
-// Default ranges of random date and time columns.
+// Default ranges of random date and time columns. A random DATE or
+// TIMESTAMP(TZ) column with neither min nor max is a time column (doc.go,
+// "Time"); with one of them, the other defaults to these.
 var (
 	defaultDateMin = "2000-01-01"
 	defaultDateMax = "2030-12-31"
@@ -127,6 +138,10 @@ type column struct {
 	scale      int32 // NUMERIC
 	length     int   // random strings and bytes
 	pad        int   // CHAR(n): pad to n
+	// A time column (DATE or TIMESTAMP(TZ) without min and max): values
+	// lie within maxPast µs before the row's generation time.
+	now     bool
+	maxPast int64
 	// A value is NULL when a draw falls below nullBelow.
 	nullBelow uint64
 }
@@ -137,6 +152,9 @@ type compiled struct {
 	cols  []column
 	types []types.Type
 	limit uint64 // one past the last row number
+	// hasNow is set when a column is a time column, which makes the
+	// Reader keep a start time.
+	hasNow bool
 }
 
 func invalid(format string, args ...any) error {
@@ -178,6 +196,7 @@ func compile(cfg Config) (*compiled, error) {
 		if cc.seq {
 			c.limit = min(c.limit, count)
 		}
+		c.hasNow = c.hasNow || cc.now
 		c.cols = append(c.cols, cc)
 		c.types = append(c.types, col.Type)
 	}
@@ -233,6 +252,28 @@ func compileColumn(col catalog.Column, f Field) (cc column, count uint64, err er
 	}
 	if !cc.seq && (f.Start != "" || f.End != "") {
 		return cc, 0, bad("start and end apply to sequences, not to a random column")
+	}
+	if f.MaxPast < 0 {
+		return cc, 0, bad("%s %v is negative", opt("max-past"), f.MaxPast)
+	}
+	if f.MaxPast != 0 {
+		switch {
+		case col.Type.Kind != types.KindDate && col.Type.Kind != types.KindTimestamp && col.Type.Kind != types.KindTimestampTZ:
+			return cc, 0, bad("%s applies to TIMESTAMP, TIMESTAMPTZ and DATE columns", opt("max-past"))
+		case cc.seq:
+			return cc, 0, bad("%s applies to random columns, not to a sequence", opt("max-past"))
+		case f.Min != "" || f.Max != "":
+			return cc, 0, bad("%s applies to a column without min and max (its values lie before the row's generation time, not in [min, max])", opt("max-past"))
+		}
+	}
+	// timeColumn makes cc a time column when it is random without min
+	// and max.
+	timeColumn := func() bool {
+		if cc.seq || f.Min != "" || f.Max != "" {
+			return false
+		}
+		cc.now, cc.maxPast = true, f.MaxPast.Microseconds()
+		return true
 	}
 	// parse reads a value option as the column's type.
 	parse := func(what, s string) (types.Datum, error) {
@@ -457,6 +498,9 @@ func compileColumn(col catalog.Column, f Field) (cc column, count uint64, err er
 		}
 	case types.KindDate:
 		cc.rep = repInt
+		if timeColumn() {
+			break
+		}
 		err = intRange(defaultDateMin, defaultDateMax, "5874897-12-31", func(d types.Datum) (int64, error) {
 			v := d.Date()
 			if v == types.DateInfinity || v == types.DateNegInfinity {
@@ -477,6 +521,9 @@ func compileColumn(col catalog.Column, f Field) (cc column, count uint64, err er
 			return cc, 0, err
 		}
 		cc.unit = precisionUnit(t.Precision)
+		if timeColumn() {
+			break
+		}
 		err = intRange(defaultTSMin, defaultTSMax, "", func(d types.Datum) (int64, error) {
 			v := d.Micros()
 			if v == types.TimestampInfinity || v == types.TimestampNegInfinity {

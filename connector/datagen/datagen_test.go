@@ -89,8 +89,24 @@ func readAll(t *testing.T, r *Reader, from uint64) []types.Row {
 	}
 }
 
+// openAt opens opts for cols with a clock that stays at at.
+func openAt(t *testing.T, cols []catalog.Column, opts map[string]string, at time.Time) *Reader {
+	t.Helper()
+	cfg, err := ParseOptions(cols, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Now = func() time.Time { return at }
+	r, err := NewReader(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestValues(t *testing.T) {
 	cols := allColumns(t)
+	before := time.Now().UnixMicro()
 	r, err := Open(cols, allOptions)
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +117,7 @@ func TestValues(t *testing.T) {
 		t.Fatalf("limit %d, want 2000", r.Limit())
 	}
 	rows := readAll(t, r, 0)
+	after := time.Now().UnixMicro()
 	if len(rows) != 2000 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -134,9 +151,10 @@ func TestValues(t *testing.T) {
 		if ts < tsLo || ts > tsLo+10_000_000 || ts%1000 != 0 {
 			t.Fatalf("ts %d", ts)
 		}
-		tz := at(row, "tz").Micros()
-		if tz < time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() || tz >= time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro() {
-			t.Fatalf("tz %d", tz)
+		// A time column without a rate: every row's time is the
+		// start time, read from the clock between before and after.
+		if tz := at(row, "tz").Micros(); tz < before || tz > after || tz != at(rows[0], "tz").Micros() {
+			t.Fatalf("row %d: tz %d, want row 0's, between %d and %d", i, tz, before, after)
 		}
 		if d := at(row, "d").Date(); d != d0+int32(i) {
 			t.Fatalf("row %d: date %d, want %d", i, d, d0+int32(i))
@@ -228,8 +246,11 @@ func TestDefaults(t *testing.T) {
 
 func TestDeterminismAndResume(t *testing.T) {
 	cols := allColumns(t)
-	a, _ := Open(cols, allOptions)
-	b, _ := Open(cols, allOptions)
+	// One clock for all: tz is a time column, whose values follow the
+	// start time (TestReplay checks them apart).
+	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	a := openAt(t, cols, allOptions, clock)
+	b := openAt(t, cols, allOptions, clock)
 	ra, rb := readAll(t, a, 0), readAll(t, b, 0)
 	if !rowsEqual(ra, rb) {
 		t.Fatal("two readers of one config differ")
@@ -239,7 +260,7 @@ func TestDeterminismAndResume(t *testing.T) {
 		opts[k] = v
 	}
 	opts["seed"] = "8"
-	c, _ := Open(cols, opts)
+	c := openAt(t, cols, opts, clock)
 	rc := readAll(t, c, 0)
 	differ := 0
 	for i := range ra {
@@ -252,7 +273,10 @@ func TestDeterminismAndResume(t *testing.T) {
 	}
 	// Resuming anywhere gives the straight run's rows from there.
 	for _, from := range []uint64{1, 999, 1024, 1999, 2000} {
-		r, _ := Open(cols, allOptions)
+		r := openAt(t, cols, allOptions, clock)
+		if err := r.RestoreState(mustState(t, a)); err != nil {
+			t.Fatal(err)
+		}
 		if got := readAll(t, r, from); !rowsEqual(got, ra[from:]) {
 			t.Fatalf("from %d: %d rows, or they differ from the straight run", from, len(got))
 		}
@@ -267,7 +291,7 @@ func TestDeterminismAndResume(t *testing.T) {
 	}
 	opts["fields.v.max"] = "30"
 	opts["fields.name.length"] = "7"
-	d, _ := Open(cols, opts)
+	d := openAt(t, cols, opts, clock)
 	rd := readAll(t, d, 0)
 	for _, name := range []string{"price", "ts", "u", "txt"} {
 		i := col(cols, name)
@@ -277,6 +301,15 @@ func TestDeterminismAndResume(t *testing.T) {
 			}
 		}
 	}
+}
+
+func mustState(t *testing.T, r *Reader) []byte {
+	t.Helper()
+	b, err := r.SnapshotState()
+	if err != nil || b == nil {
+		t.Fatalf("state %x, %v", b, err)
+	}
+	return b
 }
 
 func rowsEqual(a, b []types.Row) bool {
@@ -371,6 +404,11 @@ func TestOptionErrors(t *testing.T) {
 		{map[string]string{"fields.s.kind": "sequence", "fields.s.start": "-1000"}, `sequence values up to 9999 do not fit VARCHAR(4)`},
 		{map[string]string{"fields.ts.kind": "sequence", "fields.ts.start": "2024-01-01"}, `a sequence needs an integer, NUMERIC, string or DATE column`},
 		{map[string]string{"fields.ts.min": "infinity"}, `infinity is not a bound`},
+		{map[string]string{"fields.ts.max-past": "-5 s"}, `"fields.ts.max-past": "-5 s" does not start with a whole number`},
+		{map[string]string{"fields.ts.max-past": "5 weeks"}, `has unit "weeks"`},
+		{map[string]string{"fields.ts.max-past": "99999999999 d"}, `is longer than`},
+		{map[string]string{"fields.ts.max-past": "5 s", "fields.ts.min": "2024-01-01"}, `fields.ts.max-past applies to a column without min and max`},
+		{map[string]string{"fields.id.max-past": "5 s"}, `fields.id.max-past applies to TIMESTAMP, TIMESTAMPTZ and DATE columns`},
 	} {
 		_, err := ParseOptions(cols[:3], c.opts)
 		if err == nil || !errors.Is(err, base.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {

@@ -29,6 +29,10 @@ const (
 	OptMax      = "max"
 	OptLength   = "length"
 	OptNullRate = "null-rate"
+	// OptMaxPast is a Flink Duration ('5 s', '1 min', '500' for 500 ms):
+	// how far before its row's generation time a time column's value may
+	// lie (Field.MaxPast).
+	OptMaxPast = "max-past"
 )
 
 // DefaultRowsPerSecond is the rate when the rows-per-second option is
@@ -37,7 +41,8 @@ const DefaultRowsPerSecond = 10_000
 
 // ParseOptions reads a datagen WITH clause for a relation of columns, e.g.
 // WITH (connector='datagen', rows-per-second='100', number-of-rows='1000',
-// fields.id.kind='sequence', fields.id.start='1', fields.name.length='8').
+// fields.id.kind='sequence', fields.id.start='1', fields.name.length='8',
+// fields.ts.max-past='5 s').
 // Unknown options, options of columns that do not exist and bad values
 // give an error wrapping base.ErrInvalidArgument that names the option;
 // the column fields themselves are checked as NewReader checks them.
@@ -78,7 +83,7 @@ func ParseOptions(columns []catalog.Column, opts map[string]string) (Config, err
 		if !ok || dot <= 0 {
 			return Config{}, fmt.Errorf("datagen: unknown option %q (known: %s, %s, %s, %s, fields.<column>.<%s>): %w",
 				k, OptConnector, OptRowsPerSec, OptNumberOfRows, OptSeed,
-				strings.Join([]string{OptKind, OptStart, OptEnd, OptMin, OptMax, OptLength, OptNullRate}, "|"), base.ErrInvalidArgument)
+				strings.Join([]string{OptKind, OptStart, OptEnd, OptMin, OptMax, OptMaxPast, OptLength, OptNullRate}, "|"), base.ErrInvalidArgument)
 		}
 		col, what := rest[:dot], rest[dot+1:]
 		if !cols[col] {
@@ -107,6 +112,12 @@ func ParseOptions(columns []catalog.Column, opts map[string]string) (Config, err
 				return Config{}, bad(k, v, "is not a whole number >= 1")
 			}
 			f.Length = int(n)
+		case OptMaxPast:
+			d, err := parseDuration(v)
+			if err != nil {
+				return Config{}, bad(k, v, err.Error()+" (a duration such as '5 s' or '1 min')")
+			}
+			f.MaxPast = d
 		case OptNullRate:
 			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || !(x >= 0 && x <= 1) {
@@ -114,7 +125,7 @@ func ParseOptions(columns []catalog.Column, opts map[string]string) (Config, err
 			}
 			f.NullRate = x
 		default:
-			return Config{}, bad(k, v, fmt.Sprintf("%q is not one of kind, start, end, min, max, length, null-rate", what))
+			return Config{}, bad(k, v, fmt.Sprintf("%q is not one of kind, start, end, min, max, max-past, length, null-rate", what))
 		}
 		cfg.Fields[col] = f
 	}

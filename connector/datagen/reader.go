@@ -25,6 +25,11 @@ const pacedWindow = 10 * time.Millisecond
 // (invariant transaction-purity), so a replay from a checkpointed
 // position repeats the same transactions.
 //
+// A Reader of a Config with time columns keeps a start time (doc.go,
+// "Time"), which makes it an ingest.StatefulReader: the ingest source
+// keeps the start time in its checkpoints and restores it, so that a
+// replay gives the same rows.
+//
 // A Reader is safe for concurrent use.
 type Reader struct {
 	c    *compiled
@@ -42,6 +47,8 @@ type Reader struct {
 		anchored  bool
 		anchorPos uint64
 		anchorAt  time.Time
+		// start anchors the generation times of rows (time.go).
+		start startTime
 	}
 }
 
@@ -94,7 +101,12 @@ func (r *Reader) Next(pos uint64) (*types.Chunk, uint64, error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.span > 0 && !r.dueLocked(pos, end-1) {
+	var now time.Time
+	if r.span > 0 || (r.c.hasNow && !r.mu.start.set) {
+		now = r.c.cfg.Now()
+	}
+	r.startLocked(pos, now)
+	if r.span > 0 && !r.dueLocked(now, pos, end-1) {
 		return nil, pos, nil
 	}
 	c := newChunk(r.c.cols, r.c.types, int(end-pos))
@@ -105,23 +117,35 @@ func (r *Reader) Next(pos uint64) (*types.Chunk, uint64, error) {
 	return c, end, nil
 }
 
-// Row returns row n, for tests and tools.
+// Row returns row n, for tests and tools. A Reader with time columns
+// that has no start time yet takes row n's as now (doc.go, "Time").
 func (r *Reader) Row(n uint64) types.Row {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.c.hasNow && !r.mu.start.set {
+		r.startLocked(n, r.c.cfg.Now())
+	}
 	c := newChunk(r.c.cols, r.c.types, 1)
 	r.appendRowLocked(c, n)
 	r.finishLocked(c)
 	return c.Row(0)
 }
 
-// dueLocked reports whether row last is due by the wall clock; the first
-// call anchors the schedule at its position (see connector/nexmark's
-// Reader, which paces events the same way).
-func (r *Reader) dueLocked(pos, last uint64) bool {
-	now := r.c.cfg.Now()
+// dueLocked reports whether row last is due by the wall clock, which
+// reads now; the first call anchors the schedule at its position (see
+// connector/nexmark's Reader, which paces events the same way).
+//
+// With time columns the schedule starts no earlier than row pos's
+// generation time, so that no row is handed out before its time (after a
+// restore, the restored start time may put it later than now).
+func (r *Reader) dueLocked(now time.Time, pos, last uint64) bool {
 	if !r.mu.anchored {
 		r.mu.anchored, r.mu.anchorPos, r.mu.anchorAt = true, pos, now
+		if r.mu.start.set {
+			if at := time.UnixMicro(r.genTimeLocked(pos)); at.After(now) {
+				r.mu.anchorAt = at
+			}
+		}
 	}
 	if last <= r.mu.anchorPos {
 		return true
@@ -158,6 +182,10 @@ func newChunk(cols []column, ts []types.Type, n int) *types.Chunk {
 func (r *Reader) appendRowLocked(c *types.Chunk, n uint64) {
 	row := int32(c.Len())
 	c.Kinds = append(c.Kinds, types.Insert)
+	var at int64 // row n's generation time, for time columns
+	if r.c.hasNow {
+		at = r.genTimeLocked(n)
+	}
 	for i := range r.c.cols {
 		col := &r.c.cols[i]
 		v := &c.Cols[i]
@@ -177,6 +205,8 @@ func (r *Reader) appendRowLocked(c *types.Chunk, n uint64) {
 			case null:
 			case col.seq:
 				x = col.start + int64(n)*col.step
+			case col.now:
+				x = timeValue(col, &rg, at)
 			default:
 				x = (col.lo + int64(rg.intn(col.span))) * col.unit
 			}

@@ -22,7 +22,10 @@
 // the restored epoch is replayed exactly: the source reads up to that
 // position and closes that epoch there, whatever the clock says, so that
 // a replay reproduces the epochs a first run closed. Pairs are positions
-// between transactions, because barriers only go there.
+// between transactions, because barriers only go there. A StatefulReader's
+// own state (datagen's start time) is kept beside the position and given
+// back to the Reader when the source opens, so that the replayed rows are
+// the rows of the first run.
 //
 // Positions are uint64 offsets of the Reader's input (a row number, a file
 // offset, a log sequence number).

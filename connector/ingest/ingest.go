@@ -34,6 +34,44 @@ type Backlogger interface {
 	Backlog() (uint64, error)
 }
 
+// StatefulReader is a Reader whose rows depend, besides the position, on
+// a little state of its own that it chooses when it starts reading
+// (connector/datagen's start time, from which its "now" timestamps are
+// derived). The Source keeps that state in its checkpoints beside the
+// position and hands it back on restore, so that a replay from a
+// checkpointed position reads the same rows as the run that wrote the
+// checkpoint (the deterministic replay DESIGN.md's "commit ahead of the
+// checkpoint" plan relies on).
+type StatefulReader interface {
+	Reader
+	// SnapshotState returns the state to keep with the current position;
+	// nil when there is none yet.
+	SnapshotState() ([]byte, error)
+	// RestoreState sets the state a checkpoint kept. It is called when
+	// the Source opens, with nil when there is no checkpoint or the
+	// checkpoint kept no state: the Reader then chooses its state afresh.
+	// An error (a state it cannot read) fails the Source's Open.
+	RestoreState(state []byte) error
+}
+
+// SnapshotState returns r's state when r is a StatefulReader, and nil
+// otherwise. Readers that wrap another forward to it with this.
+func SnapshotState(r Reader) ([]byte, error) {
+	if s, ok := r.(StatefulReader); ok {
+		return s.SnapshotState()
+	}
+	return nil, nil
+}
+
+// RestoreState gives state to r when r is a StatefulReader; otherwise it
+// does nothing. Readers that wrap another forward to it with this.
+func RestoreState(r Reader, state []byte) error {
+	if s, ok := r.(StatefulReader); ok {
+		return s.RestoreState(state)
+	}
+	return nil
+}
+
 // Clock is the part of the meta service an ingest source needs
 // (meta.Service's CurrentEpoch and WaitEpoch).
 type Clock interface {
@@ -124,22 +162,31 @@ type persisted struct {
 	Position uint64     `json:"position"`
 	Closed   base.Epoch `json:"closed"`
 	Pairs    []Pair     `json:"pairs,omitempty"`
+	// Reader is the Reader's own state (StatefulReader), absent for
+	// readers without any.
+	Reader []byte `json:"reader,omitempty"`
 }
 
-// Open implements operator.Source: restore the position and pairs, and
-// start following the epoch clock.
+// Open implements operator.Source: restore the position, the pairs and
+// the Reader's own state (StatefulReader), and start following the epoch
+// clock.
 func (s *Source) Open(ctx *operator.Context) error {
 	s.ctx = ctx
 	b, ok, err := ctx.State.OperatorValue(stateKey).Get()
 	if err != nil {
 		return err
 	}
+	var readerState []byte
 	if ok {
 		var p persisted
 		if err := json.Unmarshal(b, &p); err != nil {
 			return fmt.Errorf("ingest source %s: checkpointed state: %v: %w", s.cfg.Name, err, base.ErrCorruption)
 		}
 		s.pos, s.closed, s.pairs = p.Position, p.Closed, p.Pairs
+		readerState = p.Reader
+	}
+	if err := RestoreState(s.cfg.Reader, readerState); err != nil {
+		return fmt.Errorf("ingest source %s: checkpointed reader state: %w", s.cfg.Name, err)
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	s.stop = cancel
@@ -272,7 +319,11 @@ func (s *Source) read() (operator.Item, error) {
 
 // Snapshot implements operator.Source.
 func (s *Source) Snapshot(base.CheckpointID) error {
-	b, err := json.Marshal(persisted{Position: s.pos, Closed: s.closed, Pairs: s.pairs})
+	rs, err := SnapshotState(s.cfg.Reader)
+	if err != nil {
+		return fmt.Errorf("ingest source %s: reader state: %w", s.cfg.Name, err)
+	}
+	b, err := json.Marshal(persisted{Position: s.pos, Closed: s.closed, Pairs: s.pairs, Reader: rs})
 	if err != nil {
 		return err
 	}

@@ -86,3 +86,11 @@ func (t *Tracked) Next(pos uint64) (*types.Chunk, uint64, error) {
 
 // Pos returns where the source stands.
 func (t *Tracked) Pos() uint64 { return t.at.Load() }
+
+var _ ingest.StatefulReader = (*Tracked)(nil)
+
+// SnapshotState implements ingest.StatefulReader for the wrapped Reader.
+func (t *Tracked) SnapshotState() ([]byte, error) { return ingest.SnapshotState(t.Reader) }
+
+// RestoreState implements ingest.StatefulReader for the wrapped Reader.
+func (t *Tracked) RestoreState(state []byte) error { return ingest.RestoreState(t.Reader, state) }
