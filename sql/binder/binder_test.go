@@ -158,6 +158,8 @@ func TestBindErrors(t *testing.T) {
 		{"SELECT a FROM t WHERE a IN (SELECT 1) OR a = 2", sqlerr.FeatureNotSupported, "subqueries in expressions are not supported", 25},
 		{"SELECT no_such_fn(a) FROM t", sqlerr.UndefinedFunction, "function no_such_fn(integer) does not exist", 8},
 		{"SELECT * FROM TUMBLE(bid, bidder, INTERVAL '1' MINUTE)", sqlerr.DatatypeMismatch, "the time column of TUMBLE must be a timestamp, not bigint", 27},
+		{"SELECT b, to_char(c, '9.99EEEE') FROM t", sqlerr.FeatureNotSupported, `to_char pattern "EEEE" is not supported`, 11},
+		{"SELECT to_char(a, '99.9.9') FROM t", sqlerr.SyntaxError, "multiple decimal points", 8},
 	} {
 		_, err := bind(t, tc.sql)
 		e := sqlerr.From(err)

@@ -237,5 +237,10 @@ func (b *Binder) call(name string, args []expr.Expr, loc int32) (expr.Expr, erro
 			return nil, err
 		}
 	}
+	if fn.Check != nil {
+		if err := fn.Check(cargs); err != nil {
+			return nil, b.atLoc(loc, err)
+		}
+	}
 	return b.fold(expr.NewCall(fn, cargs...), loc)
 }

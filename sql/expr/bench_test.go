@@ -139,3 +139,11 @@ func BenchmarkQ21Batch(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkToCharTimestamp(b *testing.B) {
+	benchCall(b, "to_char", types.NewTimestamp(1_583_417_229_123_456), types.NewText("YYYY-MM-DD HH24:MI:SS.MS Dy"))
+}
+
+func BenchmarkToCharNumeric(b *testing.B) {
+	benchCall(b, "to_char", types.NewNumeric(apd.New(-12345678, -4)), types.NewText("FM999,999,990.00"))
+}

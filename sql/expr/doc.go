@@ -64,4 +64,11 @@
 // with the fewest implicit casts along the numeric ladder (SMALLINT <
 // INTEGER < BIGINT < NUMERIC < REAL < DOUBLE PRECISION), an untyped NULL
 // literal matching anything.
+//
+// An overload may check its arguments when the call is planned
+// (Func.Check): to_char refuses a constant template with a pattern
+// Strata lacks before the statement runs, where every row would fail.
+// to_char (tochar.go, tochar_num.go) and format (format.go) are exported
+// as ToChar and Format too: the OLAP engine runs them inside DuckDB, so a
+// SELECT and `strata verify` compute the text a view computes.
 package expr

@@ -196,6 +196,14 @@ func formatText(ctx *Context, f string, args []types.Datum) (string, error) {
 	return b.String(), nil
 }
 
+// Format is format(f, args...) with the format string f given: the text,
+// or the error PostgreSQL gives (22023 for a bad specifier or too few
+// arguments, 22004 for %I of NULL). The OLAP engine calls it so that
+// format() in a SELECT is the function views compute.
+func Format(ctx *Context, f string, args []types.Datum) (string, error) {
+	return formatText(ctx, f, args)
+}
+
 func registerFormat(r *Registry) {
 	// format(fmt, VARIADIC "any"): registered over TEXT until the registry
 	// has an "any" parameter; Eval accepts values of every kind.

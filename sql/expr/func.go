@@ -32,6 +32,11 @@ type Func struct {
 	ResultKind types.Kind
 	// Eval computes the result. For a strict function no argument is NULL.
 	Eval func(ctx *Context, args []types.Datum) (types.Datum, error)
+	// Check, when set, looks at a call's bound arguments when the call is
+	// planned and returns the error that every evaluation would give (a
+	// constant to_char template with an unsupported pattern), so that the
+	// statement fails before it runs. Nil means nothing to check.
+	Check func(args []Expr) error
 }
 
 // ResultType returns the result type for argument types args.
@@ -358,6 +363,7 @@ var Builtins = func() *Registry {
 	registerTimezone(r)
 	registerJSON(r)
 	registerFormat(r)
+	registerToChar(r)
 	registerSession(r)
 	return r
 }()

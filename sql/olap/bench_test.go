@@ -149,3 +149,32 @@ func BenchmarkSmallQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToChar measures to_char and format over the cached 1M-row
+// table ([pg-functions]: each row crosses from DuckDB into Go), beside
+// DuckDB's own strftime, in input rows/s.
+func BenchmarkToChar(b *testing.B) {
+	tb, rows, _ := benchTable(b)
+	e := newEngine(b)
+	ctx := context.Background()
+	in := []Input{{Name: "big", Table: tb, Epoch: 1}}
+	if _, err := e.Query(ctx, in, "SELECT 1", QueryOptions{}); err != nil { // load once
+		b.Fatal(err)
+	}
+	for _, q := range []struct{ name, sql string }{
+		{"strftime", "SELECT max(strftime(ts, '%Y-%m-%d %H:%M:%S')) FROM big"},
+		{"to_char_ts", "SELECT max(to_char(ts, 'YYYY-MM-DD HH24:MI:SS')) FROM big"},
+		{"to_char_num", "SELECT max(to_char(v, 'FM999,990.00')) FROM big"},
+		{"format", "SELECT max(format('%s=%L', s, g)) FROM big"},
+	} {
+		b.Run(q.name, func(b *testing.B) {
+			start := time.Now()
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Query(ctx, in, q.sql, QueryOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(rows))/time.Since(start).Seconds(), "rows/s")
+		})
+	}
+}

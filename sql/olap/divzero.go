@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
@@ -30,10 +29,8 @@ var divisionMacros = []string{
 // public, the schema psql shows Strata's tables in. btrim is DuckDB's
 // trim. initcap upper-cases the first letter of each run of letters and
 // digits and lower-cases the rest, as PostgreSQL's does in the C locale.
-// format(f, ...) is PostgreSQL's with %s and %% (DuckDB's own format
-// takes {}), through printf with each argument as text and NULL as the
-// empty string; up to formatArgs arguments.
-var compatMacros = append([]string{
+// to_char and format are Go functions behind macros (pgfuncs.go).
+var compatMacros = []string{
 	"CREATE MACRO date_bin(stride, source, origin) AS time_bucket(stride, source, origin)",
 	"CREATE MACRO current_schema() AS 'public'",
 	"CREATE MACRO btrim(s) AS trim(s), (s, chars) AS trim(s, chars)",
@@ -55,29 +52,6 @@ var compatMacros = append([]string{
 	`CREATE MACRO pg_typeof(x) AS CASE
 		WHEN typeof(x) LIKE '%[]' THEN strata_pgtype(regexp_replace(typeof(x), '(\[\])+$', '')) || '[]'
 		ELSE strata_pgtype(typeof(x)) END`,
-}, formatMacro())
-
-// formatArgs is the most arguments after the format string that the
-// format macro takes.
-const formatArgs = 8
-
-// formatMacro is the CREATE MACRO of format(f, a1, ..., an) for n from 0
-// to formatArgs: printf(f, coalesce(a1::VARCHAR, ”), ...).
-func formatMacro() string {
-	var b strings.Builder
-	b.WriteString("CREATE MACRO format(f) AS printf(f)")
-	for n := 1; n <= formatArgs; n++ {
-		b.WriteString(", (f")
-		for i := 1; i <= n; i++ {
-			fmt.Fprintf(&b, ", a%d", i)
-		}
-		b.WriteString(") AS printf(f")
-		for i := 1; i <= n; i++ {
-			fmt.Fprintf(&b, ", coalesce(a%d::VARCHAR, '')", i)
-		}
-		b.WriteString(")")
-	}
-	return b.String()
 }
 
 var divisionOps = map[string]string{"/": "strata_div", "//": "strata_intdiv", "%": "strata_mod"}

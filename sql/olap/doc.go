@@ -215,6 +215,22 @@
 // own for that query only, never cached, bound by its name as an input is
 // ([names-per-query]) and dropped when the query ends.
 //
+// # Strata's functions in DuckDB [pg-functions]
+//
+// to_char and format are not written again in SQL: they are Strata's own
+// functions (sql/expr's ToChar and Format), registered with DuckDB as Go
+// scalar functions (strata_to_char, strata_format) behind macros named as
+// PostgreSQL names them (pgfuncs.go), so a SELECT, Verify and a view give
+// the same text by construction, for constant templates and templates
+// from columns alike. Timestamps and dates cross as microseconds since
+// 1970, other arguments as text with their DuckDB type name (the driver's
+// functions take no DECIMAL); the session time zone is DuckDB's TimeZone
+// setting. A constant to_char template that Strata refuses fails when
+// DuckDB binds the query, as it fails when a view is planned. An error of
+// these functions carries its SQLSTATE through DuckDB's text ("SQLSTATE
+// 0A000: ..."), which mapError reads back. Each call costs a crossing
+// from DuckDB into Go (see BenchmarkToChar).
+//
 // # avg of integers [avg-numeric]
 //
 // PostgreSQL's avg of smallint, integer and bigint is NUMERIC, exact

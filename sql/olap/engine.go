@@ -157,6 +157,10 @@ func Open(opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("olap: open DuckDB: %w", err)
 		}
 	}
+	if err := registerPGFuncs(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("olap: open DuckDB: %w", err)
+	}
 	e.cache = newCache(opts.CacheTables, opts.CacheRows, e.dropTable)
 	e.catalogs = newCatalogCache(8, e.dropSchema)
 	return e, nil

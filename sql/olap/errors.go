@@ -38,6 +38,12 @@ func mapError(err error) error {
 	if _, rest, ok := strings.Cut(msg, " Error: "); ok && !strings.Contains(msg[:len(msg)-len(rest)], "\n") {
 		msg = rest
 	}
+	if code, text, ok := udfError(msg); ok {
+		// Raised by Strata's own function inside DuckDB (pgfuncs.go).
+		out := sqlerr.Wrap(code, err)
+		out.Message = text
+		return out
+	}
 	code := sqlerr.InternalError
 	switch de.Type {
 	case duck.ErrorTypeParser, duck.ErrorTypeSyntax:
