@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,12 +20,14 @@ import (
 )
 
 // dyingStore is a meta store whose process dies at the first write that
-// registers job (a batch putting its record, FORMAT.md "job/"): that
-// write and every later one fail, as nothing reaches the store after a
-// kill -9. Reopening its Memory afterwards is the restart.
+// registers job (a batch putting its record, FORMAT.md "job/"), or that
+// removes job dropJob when set, or when kill is called: that write and
+// every later one fail, as nothing reaches the store after a kill -9.
+// Reopening its Memory afterwards is the restart.
 type dyingStore struct {
 	*store.Memory
-	job string
+	job     string
+	dropJob string
 
 	mu   sync.Mutex
 	dead bool // guarded by mu
@@ -32,9 +35,19 @@ type dyingStore struct {
 
 var errDied = errors.New("process died")
 
+// kill makes the process die now: no later write reaches the store.
+func (d *dyingStore) kill() {
+	d.mu.Lock()
+	d.dead = true
+	d.mu.Unlock()
+}
+
 func (d *dyingStore) Apply(ctx context.Context, b store.Batch) error {
 	d.mu.Lock()
-	if _, ok := b.Puts["job/"+d.job]; ok {
+	if _, ok := b.Puts["job/"+d.job]; ok && d.job != "" {
+		d.dead = true
+	}
+	if d.dropJob != "" && slices.Contains(b.Deletes, "job/"+d.dropJob) {
 		d.dead = true
 	}
 	dead := d.dead

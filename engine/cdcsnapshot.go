@@ -51,7 +51,7 @@ func (e *Engine) awaitInitial(ctx context.Context, name catalog.ObjectName, what
 	if err == nil {
 		return nil
 	}
-	dropErr := e.drop(context.WithoutCancel(ctx), "table", name, true, false)
+	dropErr := e.drop(context.WithoutCancel(ctx), "table", []catalog.ObjectName{name}, true, false)
 	if ctx.Err() != nil {
 		return errors.Join(sqlerr.New(sqlerr.QueryCanceled, "canceling statement: table %s was dropped before %s was committed", name.Name, what), dropErr)
 	}

@@ -19,6 +19,8 @@ type dependent struct {
 	// kind and on say what it depends on directly: "materialized view
 	// gv depends on table g" (PostgreSQL's DETAIL lines).
 	kind, on string
+	// obj is the view's name; zero for a sink.
+	obj catalog.ObjectName
 }
 
 // dependentsOf returns every object that depends on the relations in
@@ -61,7 +63,7 @@ func dependentsOf(cat *catalog.Catalog, roots ...catalog.ObjectName) []dependent
 					continue
 				}
 				seen[w] = true
-				out = append(out, dependent{name: w.Name, kind: kindOf(w) + " " + w.Name, on: on})
+				out = append(out, dependent{name: w.Name, kind: kindOf(w) + " " + w.Name, on: on, obj: w})
 				queue = append(queue, w)
 			}
 		}
@@ -70,11 +72,11 @@ func dependentsOf(cat *catalog.Catalog, roots ...catalog.ObjectName) []dependent
 }
 
 // dependentsError is the refusal (2BP01) of DROP what name without
-// CASCADE while objects depend on it: the message names every one of
-// them, transitively, and the DETAIL says what each depends on directly,
-// one a line, as PostgreSQL's does. nil when nothing depends on it.
-func dependentsError(cat *catalog.Catalog, what string, name catalog.ObjectName) error {
-	ds := dependentsOf(cat, name)
+// CASCADE while objects ds depend on it (dependentsOf, less what the
+// statement drops too): the message names every one of them,
+// transitively, and the DETAIL says what each depends on directly, one a
+// line, as PostgreSQL's does. nil when ds is empty.
+func dependentsError(what string, name catalog.ObjectName, ds []dependent) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -143,16 +145,17 @@ func sourceDependentsError(cat *catalog.Catalog, src catalog.ObjectName) error {
 }
 
 // CascadeNotice is PostgreSQL's notice (00000) of a DROP ... CASCADE of
-// table or view name: "drop cascades to materialized view v" for one
-// dependent, "drop cascades to N other objects" with a DETAIL line
-// "drop cascades to ..." for each of several, transitively. nil when
-// nothing depends on name (or it does not exist).
-func (e *Engine) CascadeNotice(ctx context.Context, name catalog.ObjectName) (*sqlerr.Error, error) {
+// the tables or views names (one statement): "drop cascades to
+// materialized view v" for one dependent, "drop cascades to N other
+// objects" with a DETAIL line "drop cascades to ..." for each of
+// several, transitively; an object the statement names is no dependent.
+// nil when nothing depends on names (or none exists).
+func (e *Engine) CascadeNotice(ctx context.Context, names ...catalog.ObjectName) (*sqlerr.Error, error) {
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
 		return nil, err
 	}
-	ds := dependentsOf(cat, name)
+	ds := dependentsOf(cat, names...)
 	switch len(ds) {
 	case 0:
 		return nil, nil

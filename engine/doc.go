@@ -8,6 +8,7 @@
 //	DIR/warehouse/DB/NAME/            a table or view (table store layout)
 //	DIR/checkpoints/JOB/              a job's checkpoints
 //	DIR/dml/DB.NAME.log               the DML log of a table written by SQL
+//	DIR/drops/drop-*.json             intents of DROPs whose cleanup is not done (dropintent.go)
 //
 // # Objects and their jobs
 //
@@ -45,6 +46,18 @@
 // leave files of a name the catalog does not hold; they are cleared by
 // the next CREATE of that name ([orphans-cleared-by-create]), and nothing
 // reads them before (start-up opens what the catalog names).
+//
+// [drop-atomic] A DROP statement is one change, however many objects it
+// removes: DROP TABLE | MATERIALIZED VIEW a, b [CASCADE] removes every
+// object it names, with CASCADE every view and sink that depends on
+// them, transitively, and all their writing jobs, gives a table whose
+// sink goes its DML job back and rebuilds a CDC source's job for the
+// tables left, in a single meta.Change; DROP SINK a, b likewise. After a
+// kill -9 at any instant, either every object is still there and its job
+// resumes from its checkpoints, or none is. The files, checkpoints and
+// state of what went are removed after the change; a drop intent, made
+// durable before the jobs stop, names them, so the next start finishes a
+// cleanup cut short (drop.go, dropintent.go).
 //
 // Jobs run in this process with checkpoints under DIR/checkpoints and
 // restart from their latest checkpoint after a failure or a restart of the

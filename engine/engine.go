@@ -93,6 +93,12 @@ type Engine struct {
 	// ([drop-after-readers]); removalSeq numbers them. Guarded by mu.
 	pendingRemovals map[catalog.ObjectName]uint64
 	removalSeq      uint64
+
+	// crashAt, set by tests only (before the statement it concerns),
+	// makes the process die at a step of a DROP (drop.go): a non-nil
+	// error ends the statement there with that error, nothing more
+	// done, as a kill -9 at that instant would. nil in production.
+	crashAt func(step string) error
 }
 
 // Open opens (or creates) the instance in opts.Dir, creates the default
@@ -159,6 +165,13 @@ func Open(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	if opts.NoJobs {
 		return e, nil
+	}
+	// A DROP that died after its catalog change left files of objects
+	// the catalog no longer holds: they go before anything reads the
+	// warehouse ([drop-atomic]). A failure here leaves orphans, which the
+	// next start or a CREATE of the name clears; the instance starts.
+	if err := e.replayDropIntents(ctx); err != nil {
+		e.log.Warn("finishing the cleanup of a DROP cut short", "err", err)
 	}
 	if err := e.startAll(ctx); err != nil {
 		return nil, errors.Join(err, e.Close())

@@ -162,13 +162,22 @@ func (e *Engine) dropStorage(name catalog.ObjectName, jobs ...string) error {
 		errs[1] = nil
 	}
 	for _, j := range jobs {
-		errs = append(errs, os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", j)), os.RemoveAll(e.stateDir(j)))
-		e.forgetSourcePositions(j)
-		e.mu.Lock()
-		delete(e.late, j)
-		e.mu.Unlock()
+		errs = append(errs, e.forgetJob(j))
 	}
 	return errors.Join(errs...)
+}
+
+// forgetJob removes what dropped job leaves: its checkpoints, its state
+// directory, its sources' closed positions and its late-row counters.
+// Removing what is already gone is no error, so a DROP's cleanup can run
+// again after a crash (dropintent.go). The caller holds e.ddl.
+func (e *Engine) forgetJob(job string) error {
+	err := errors.Join(os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", job)), os.RemoveAll(e.stateDir(job)))
+	e.forgetSourcePositions(job)
+	e.mu.Lock()
+	delete(e.late, job)
+	e.mu.Unlock()
+	return err
 }
 
 // clearJobLeftovers removes the checkpoints and state directory that a
@@ -575,133 +584,6 @@ func withTable(cat *catalog.Catalog, t catalog.Table) *catalog.Catalog {
 		return n
 	}
 	return cat
-}
-
-// Drop drops a table or view (what = "table" or "view"): its writing job
-// stops, then its catalog entry, storage and checkpoints go. Something that
-// reads it (a view's job) makes Drop fail unless cascade, which drops the
-// readers first. With ifExists a missing object is not an error.
-func (e *Engine) Drop(ctx context.Context, what string, name catalog.ObjectName, ifExists, cascade bool) error {
-	e.ddl.Lock()
-	defer e.ddl.Unlock()
-	return e.drop(ctx, what, name, ifExists, cascade)
-}
-
-func (e *Engine) drop(ctx context.Context, what string, name catalog.ObjectName, ifExists, cascade bool) error {
-	cat, err := e.meta.Catalog(ctx)
-	if err != nil {
-		return err
-	}
-	t, err := cat.Table(name)
-	if err != nil {
-		if ifExists {
-			return nil
-		}
-		return sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", what, name.Name)
-	}
-	switch {
-	case what == "view" && t.Kind != catalog.KindView:
-		return sqlerr.New(sqlerr.WrongObjectType, "%q is not a materialized view", name.Name)
-	case what == "table" && t.Kind != catalog.KindTable:
-		return sqlerr.New(sqlerr.WrongObjectType, "%q is not a table; use DROP MATERIALIZED VIEW", name.Name)
-	}
-	for _, j := range cat.Jobs() {
-		if !isSinkJob(j) || !slices.Contains(j.Writes, name) {
-			continue
-		}
-		// A sink writing the table depends on it as much as a reader.
-		if !cascade {
-			return sqlerr.New(sqlerr.DependentObjectsStillExist,
-				"cannot drop %s %s because sink %s writes it (use DROP ... CASCADE to drop the sink too)", what, name.Name, j.Options[jobOptSink])
-		}
-		if err := e.dropSinkJob(ctx, j); err != nil {
-			return err
-		}
-		return e.drop(ctx, what, name, ifExists, cascade)
-	}
-	if !cascade {
-		// Every dependent is named, transitively, as PostgreSQL lists
-		// them all (dependents.go).
-		if err := dependentsError(cat, what, name); err != nil {
-			return err
-		}
-	}
-	var writer string
-	for _, j := range cat.Jobs() {
-		for _, r := range j.Reads {
-			if r != name {
-				continue
-			}
-			if isSinkJob(j) {
-				// A sink reading it goes; the table it wrote stays.
-				if err := e.dropSinkJob(ctx, j); err != nil {
-					return err
-				}
-				continue
-			}
-			for _, w := range j.Writes {
-				if err := e.drop(ctx, "view", w, true, true); err != nil {
-					return err
-				}
-			}
-		}
-		for _, w := range j.Writes {
-			if w == name {
-				writer = j.Name
-			}
-		}
-	}
-	if src := t.Options[OptionSource]; src != "" {
-		// A table of a CDC source: its source's job goes on without it,
-		// replaced in the same change that drops the table (invariant
-		// meta-change-atomic).
-		srcName, err := catalog.ParseObjectName(src)
-		if err != nil {
-			return err
-		}
-		// The readers dropped above changed the catalog: the source's
-		// tables are read from the current one.
-		if cat, err = e.meta.Catalog(ctx); err != nil {
-			return err
-		}
-		def := cdcJobDef(cat, srcName)
-		def.Writes = slices.DeleteFunc(def.Writes, func(w catalog.ObjectName) bool { return w == name })
-		change := meta.Change{DropTables: []catalog.ObjectName{name}}
-		if writer != "" {
-			change.DropJobs = []string{writer}
-		}
-		if len(def.Writes) > 0 {
-			change.RegisterJobs = []catalog.Job{def}
-		}
-		if err := e.resetCDCJob(srcName); err != nil {
-			return err
-		}
-		if err := e.meta.ApplyChange(ctx, change); err != nil {
-			return errors.Join(err, e.rebuildCDCJob(context.WithoutCancel(ctx), srcName))
-		}
-		if err := e.dropStorage(name); err != nil {
-			return err
-		}
-		if len(def.Writes) == 0 {
-			return nil
-		}
-		if cat, err = e.meta.Catalog(ctx); err != nil {
-			return err
-		}
-		return e.startJob(ctx, cat, def)
-	}
-	change := meta.Change{DropTables: []catalog.ObjectName{name}}
-	if writer != "" {
-		// The object and its writer leave the catalog together
-		// (invariant meta-change-atomic): a crash never leaves a view
-		// without the job that maintains it.
-		e.stopJob(writer)
-		change.DropJobs = []string{writer}
-	}
-	if err := e.meta.ApplyChange(ctx, change); err != nil {
-		return err
-	}
-	return e.dropStorage(name, writer)
 }
 
 // removeTree deletes every file under dir of fs (a table's directory),

@@ -200,54 +200,6 @@ func (e *Engine) SinkStartEpoch(ctx context.Context, name catalog.ObjectName) ba
 	return e.jobStartEpoch(ctx, sinkJobName(name))
 }
 
-// DropSink drops a sink: its job stops and the table's DML job comes back.
-func (e *Engine) DropSink(ctx context.Context, name catalog.ObjectName, ifExists bool) error {
-	e.ddl.Lock()
-	defer e.ddl.Unlock()
-	cat, err := e.meta.Catalog(ctx)
-	if err != nil {
-		return err
-	}
-	def, err := cat.Job(sinkJobName(name))
-	if err != nil {
-		if ifExists {
-			return nil
-		}
-		return sqlerr.New(sqlerr.UndefinedObject, "sink %q does not exist", name.Name)
-	}
-	return e.dropSinkJob(ctx, def)
-}
-
-// dropSinkJob stops and removes a sink's job and gives its table back to
-// its DML job, in one change (invariant meta-change-atomic). The caller
-// holds e.ddl.
-func (e *Engine) dropSinkJob(ctx context.Context, def catalog.Job) error {
-	e.stopJob(def.Name)
-	change := meta.Change{DropJobs: []string{def.Name}}
-	var dml catalog.Job
-	if len(def.Writes) > 0 { // a sink into a table
-		var err error
-		if dml, err = e.freshDMLJob(def.Writes[0]); err != nil {
-			return err
-		}
-		change.RegisterJobs = []catalog.Job{dml}
-	}
-	if err := e.meta.ApplyChange(ctx, change); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(filepath.Join(e.opts.Dir, "checkpoints", def.Name)); err != nil {
-		return err
-	}
-	if len(def.Writes) == 0 {
-		return nil
-	}
-	cat, err := e.meta.Catalog(ctx)
-	if err != nil {
-		return err
-	}
-	return e.startJob(ctx, cat, dml)
-}
-
 // freshDMLJob returns the DML job that gives table t its DML back after a
 // sink wrote it: a fresh job over a fresh log (everything the old log
 // held is committed), starting at the current epoch. It clears the old
@@ -266,7 +218,12 @@ func (e *Engine) freshDMLJob(t catalog.ObjectName) (catalog.Job, error) {
 	if err := e.clearJobLeftovers(name); err != nil {
 		return catalog.Job{}, err
 	}
-	return catalog.Job{Name: name, Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t}}, nil
+	return dmlJobDef(t), nil
+}
+
+// dmlJobDef is the DML job of table t.
+func dmlJobDef(t catalog.ObjectName) catalog.Job {
+	return catalog.Job{Name: dmlJobName(t), Kind: catalog.JobIngest, Writes: []catalog.ObjectName{t}}
 }
 
 // sinkEndpoints reads the sink's inputs from their tables and writes the

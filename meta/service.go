@@ -93,7 +93,10 @@ type Service interface {
 // Change is the catalog change of one DDL statement that touches more
 // than one object: CREATE TABLE with its ingest job, CREATE MATERIALIZED
 // VIEW with its view job, CREATE SINK ... INTO (the table's writer
-// swapped), DROP of an object with its writer. Its steps run in the order
+// swapped), a DROP statement with every object it names, their CASCADE
+// dependents and the jobs that write them (engine's drop plan; jobs kept
+// but changed, such as a table's DML writer given back, are registered in
+// the same change). Its steps run in the order
 // of the fields: jobs dropped, tables dropped, tables created, jobs
 // registered; each step sees the catalog the earlier ones made. A table
 // created by a change and the job that writes it therefore appear

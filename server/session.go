@@ -983,6 +983,10 @@ func (s *Session) existsNotice(ctx context.Context, name catalog.ObjectName) (*s
 
 func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error) {
 	res := &pgwire.Result{Tag: "DROP " + string(st.Kind)}
+	// The tables, views or sinks a statement names are dropped
+	// together, in one catalog change (engine.DropAll, DropSinks): all
+	// of them or none.
+	var rels []catalog.ObjectName
 	for _, n := range st.Names {
 		name := ddl.ObjectName(n, s.db)
 		if st.IfExists {
@@ -997,19 +1001,9 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 			}
 		}
 		var err error
-		var cascaded *sqlerr.Error
-		if st.Cascade && (st.Kind == ddl.Table || st.Kind == ddl.View) {
-			// PostgreSQL's notice of what the CASCADE removes, told
-			// once the DROP succeeded.
-			if cascaded, err = s.e.CascadeNotice(ctx, name); err != nil {
-				return nil, err
-			}
-		}
 		switch st.Kind {
-		case ddl.Table:
-			err = s.e.Drop(ctx, "table", name, st.IfExists, st.Cascade)
-		case ddl.View:
-			err = s.e.Drop(ctx, "view", name, st.IfExists, st.Cascade)
+		case ddl.Table, ddl.View:
+			rels = append(rels, name)
 		case ddl.PlainView:
 			// No plain views exist; a materialized one is not dropped by
 			// DROP VIEW (Postgres's 42809 and hint).
@@ -1035,16 +1029,38 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 			}
 			err = s.e.DropSource(ctx, name, st.IfExists)
 		case ddl.Sink:
-			err = s.e.DropSink(ctx, name, st.IfExists)
+			rels = append(rels, name)
 		default:
 			err = sqlerr.New(sqlerr.FeatureNotSupported, "DROP %s is not supported yet", st.Kind)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if cascaded != nil {
-			res.Notices = append(res.Notices, cascaded)
+	}
+	if len(rels) == 0 {
+		return res, nil
+	}
+	if st.Kind == ddl.Sink {
+		if err := s.e.DropSinks(ctx, rels, st.IfExists); err != nil {
+			return nil, err
 		}
+		return res, nil
+	}
+	var cascaded *sqlerr.Error
+	if st.Cascade {
+		// PostgreSQL's notice of what the CASCADE removes, told once the
+		// DROP succeeded.
+		var err error
+		if cascaded, err = s.e.CascadeNotice(ctx, rels...); err != nil {
+			return nil, err
+		}
+	}
+	what := map[ddl.ObjectKind]string{ddl.Table: "table", ddl.View: "view"}[st.Kind]
+	if err := s.e.DropAll(ctx, what, rels, st.IfExists, st.Cascade); err != nil {
+		return nil, err
+	}
+	if cascaded != nil {
+		res.Notices = append(res.Notices, cascaded)
 	}
 	return res, nil
 }
