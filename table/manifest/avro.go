@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -97,52 +98,89 @@ func decodeOCF[T any](name string, data []byte) ([]T, error) {
 const Dir = "manifest"
 
 // IO reads and writes the manifest files and lists of one table. Manifest
-// files are immutable ([immutable-manifest]) and shared by snapshots, so
-// decoded manifests are cached by name (bounded by maxCachedEntries;
-// checked reads fill the cache, and so do the manifests this process wrote,
-// from the entries it encoded).
+// files and lists are immutable ([immutable-manifest]) and shared by
+// snapshots, so decoded ones are cached by name (bounded by
+// maxCachedEntries and maxCachedListMetas; checked reads fill the caches,
+// and so do the manifests and lists this process encoded). A list is read
+// by every commit (its parent's lists), every stream that follows the
+// table and every expiration (the lists of each snapshot kept and
+// expired), and decoding one costs more than its size suggests: the Avro
+// container parses its schema from JSON each time.
 type IO struct {
 	fs    fileio.FS
 	table string
 	mu    struct {
 		sync.Mutex
-		cache   map[string][]Entry // guarded by mu
-		order   []string           // insertion order, for eviction; guarded by mu
-		entries int                // entries held; guarded by mu
+		manifests cache[Entry]    // guarded by mu
+		lists     cache[FileMeta] // guarded by mu
 	}
 }
 
-const maxCachedEntries = 1 << 20
+const (
+	maxCachedEntries   = 1 << 20
+	maxCachedListMetas = 1 << 18
+)
+
+// cache holds decoded files by name, evicting the oldest once more than a
+// bound of items are held.
+type cache[T any] struct {
+	byName map[string][]T
+	order  []string
+	items  int
+}
+
+func (c *cache[T]) get(name string) ([]T, bool) {
+	v, ok := c.byName[name]
+	return v, ok
+}
+
+func (c *cache[T]) put(name string, v []T, bound int) {
+	if c.byName == nil {
+		c.byName = map[string][]T{}
+	}
+	if _, ok := c.byName[name]; ok {
+		return
+	}
+	c.byName[name] = v
+	c.order = append(c.order, name)
+	c.items += len(v)
+	for c.items > bound && len(c.order) > 1 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.items -= len(c.byName[old])
+		delete(c.byName, old)
+	}
+}
+
+func (m *IO) cachedList(name string) ([]FileMeta, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.mu.lists.get(name)
+}
+
+// rememberList caches a list's metas; they must not be modified
+// afterwards (the slice is capped, so an append by a caller copies).
+func (m *IO) rememberList(name string, metas []FileMeta) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.mu.lists.put(name, metas[:len(metas):len(metas)], maxCachedListMetas)
+}
 
 // NewIO returns the manifest IO of the table at dir.
 func NewIO(fs fileio.FS, dir string) *IO {
-	m := &IO{fs: fs, table: dir}
-	m.mu.cache = map[string][]Entry{}
-	return m
+	return &IO{fs: fs, table: dir}
 }
 
 func (m *IO) cached(name string) ([]Entry, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	es, ok := m.mu.cache[name]
-	return es, ok
+	return m.mu.manifests.get(name)
 }
 
 func (m *IO) remember(name string, es []Entry) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.mu.cache[name]; ok {
-		return
-	}
-	m.mu.cache[name] = es
-	m.mu.order = append(m.mu.order, name)
-	m.mu.entries += len(es)
-	for m.mu.entries > maxCachedEntries && len(m.mu.order) > 1 {
-		old := m.mu.order[0]
-		m.mu.order = m.mu.order[1:]
-		m.mu.entries -= len(m.mu.cache[old])
-		delete(m.mu.cache, old)
-	}
+	m.mu.manifests.put(name, es, maxCachedEntries)
 }
 
 // Path returns the path of a manifest file or list by name.
@@ -256,13 +294,20 @@ func (m *IO) EncodeList(metas []FileMeta) (FileRef, []byte, error) {
 		return FileRef{}, nil, fmt.Errorf("table %s: encode manifest list: %w", m.table, err)
 	}
 	ref := FileRef{Name: NewName("manifest-list", ""), Size: int64(len(b)), CRC: int64(fileio.Checksum(b))}
+	// A list that never gets staged is never named by a snapshot, so its
+	// cached copy is harmless.
+	m.rememberList(ref.Name, slices.Clone(metas))
 	return ref, b, nil
 }
 
-// ReadList reads and checks a manifest list; the zero ref gives nil.
+// ReadList reads and checks a manifest list; the zero ref gives nil. The
+// returned slice is shared: callers must not modify it.
 func (m *IO) ReadList(ref FileRef) ([]FileMeta, error) {
 	if ref.IsZero() {
 		return nil, nil
+	}
+	if metas, ok := m.cachedList(ref.Name); ok {
+		return metas, nil
 	}
 	p := m.Path(ref.Name)
 	b, err := fileio.ReadChecked(m.fs, p, ref.Size, uint32(ref.CRC))
@@ -273,6 +318,7 @@ func (m *IO) ReadList(ref FileRef) ([]FileMeta, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", m.table, err)
 	}
+	m.rememberList(ref.Name, metas)
 	return metas, nil
 }
 

@@ -62,3 +62,50 @@ func TestMerge(t *testing.T) {
 		t.Fatal("delete of a non-live file passed")
 	}
 }
+
+// TestListCache checks that a manifest list is decoded once per IO: a
+// second read is served from the cache (it survives the file's
+// corruption), the lists an IO wrote are cached from what it encoded, a
+// caller's append to a returned slice does not reach the cache, and the
+// cache is bounded.
+func TestListCache(t *testing.T) {
+	fs := fileio.NewMem()
+	w := NewIO(fs, "db/t")
+	metas := []FileMeta{{Name: "manifest-a", Size: 1, NumAdded: 2}, {Name: "manifest-b", Size: 3, NumDeleted: 1}}
+	ref, err := w.WriteList(metas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metas[0].Name = "changed after the write"
+	r := NewIO(fs, "db/t")
+	for i, io := range []*IO{w, r} {
+		got, err := io.ReadList(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].Name != "manifest-a" || got[1].NumDeleted != 1 {
+			t.Fatalf("IO %d: read %+v", i, got)
+		}
+		_ = append(got, FileMeta{Name: "appended"})
+	}
+	fs.Truncate(r.Path(ref.Name), int(ref.Size)/2)
+	for i, io := range []*IO{w, r} {
+		got, err := io.ReadList(ref)
+		if err != nil || len(got) != 2 || got[0].Name != "manifest-a" {
+			t.Fatalf("IO %d: cached read of a list truncated since: %+v, %v", i, got, err)
+		}
+	}
+	if _, err := NewIO(fs, "db/t").ReadList(ref); !errors.Is(err, base.ErrCorruption) {
+		t.Fatalf("uncached read of the truncated list: %v", err)
+	}
+	var c cache[FileMeta]
+	for i := range 10 {
+		c.put(string(rune('a'+i)), make([]FileMeta, 3), 12)
+	}
+	if _, ok := c.get("a"); ok || c.items > 12 || len(c.byName) != 4 {
+		t.Fatalf("bounded cache: %d items in %d lists, first kept: %v", c.items, len(c.byName), ok)
+	}
+	if _, ok := c.get("j"); !ok {
+		t.Fatal("newest list evicted")
+	}
+}
