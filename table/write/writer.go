@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -465,6 +466,45 @@ type compaction struct {
 	err   error
 }
 
+// compactionSlots bounds the background compactions that rewrite at once
+// in this process, over all tables: GOMAXPROCS/2, at least one, as
+// RocksDB's max_background_compactions bounds its compaction threads.
+// Every keyed table a job writes compacts in the background; without a
+// bound, several tables that pick a rewrite in the same epoch take every
+// core from the jobs for as long as they run, and every job's epoch waits
+// behind them. A compaction waiting for a slot is still its bucket's
+// compaction in flight: the bucket's prepares go on without it up to the
+// stop trigger (finishCompaction).
+var compactionSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+// compactionsRunning and compactionsPeak count the background
+// compactions rewriting now and at most at once (BackgroundCompactions).
+var compactionsRunning, compactionsPeak atomic.Int64
+
+// acquireCompactionSlot waits for a slot of compactionSlots and returns
+// its release.
+func acquireCompactionSlot() (release func()) {
+	compactionSlots <- struct{}{}
+	n := compactionsRunning.Add(1)
+	for {
+		p := compactionsPeak.Load()
+		if n <= p || compactionsPeak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	return func() {
+		compactionsRunning.Add(-1)
+		<-compactionSlots
+	}
+}
+
+// BackgroundCompactions returns how many background compactions are
+// rewriting now, the most that ever rewrote at once in this process, and
+// the bound on both (GOMAXPROCS/2, at least 1).
+func BackgroundCompactions() (running, peak, bound int) {
+	return int(compactionsRunning.Load()), int(compactionsPeak.Load()), cap(compactionSlots)
+}
+
 // startCompaction rewrites unit u of bucket b on a goroutine of its own,
 // with a merge function of its own (b.f serves the bucket's lookups); it
 // reads only immutable files and the store, and writes only new files.
@@ -474,6 +514,8 @@ func (w *Writer) startCompaction(b *bucket, u mergetree.Unit) *compaction {
 	st, sc, id, rows := w.st, w.sc, b.id, w.opts.TargetFileRows
 	go func() {
 		defer close(c.done)
+		release := acquireCompactionSlot()
+		defer release()
 		c.after, c.err = compact.RewriteKeep(st, sc, f, id, u, rows)
 	}()
 	return c
