@@ -119,11 +119,14 @@ func Expire(st *store.Store, o ExpireOptions) (ExpireResult, error) {
 	if err := keep.addTags(st); err != nil {
 		return res, err
 	}
+	// What the expired snapshots reference: the oldest in full, the
+	// others by their lists and deltas (refs.addRange), since a file live
+	// in one of them was live in the oldest or added by a later delta.
+	// Reading each one's live files in full cost the number of expired
+	// snapshots times the table's files, which grows with an append table.
 	gone := newRefs()
-	for _, sn := range expired {
-		if err := gone.addFull(st, sn); err != nil {
-			return res, err
-		}
+	if err := gone.addRange(st, expired); err != nil {
+		return res, err
 	}
 	// Step 4: pointers first, oldest first.
 	for _, sn := range expired {
