@@ -12,8 +12,11 @@ import (
 // ExpireInterval is how often the engine expires the snapshots of every
 // table under its retention options (snapshot.num-retained.min/max,
 // snapshot.time-retained), as Paimon's committer expires snapshots after
-// its commits.
-const ExpireInterval = 10 * time.Second
+// its commits. Expiration deletes about as many files as the commits
+// since the last run wrote, so a long interval deletes them in bursts:
+// at 10 commits a second per table, a 10 s interval made each run delete
+// thousands of files at once and took seconds of a core from the jobs.
+const ExpireInterval = time.Second
 
 // expireLoop runs expireAll every ExpireInterval until the engine closes.
 func (e *Engine) expireLoop() {

@@ -263,13 +263,13 @@ func (g *GroupAgg) indexGroup(gr *group) {
 }
 
 // expireBatch is the least number of closed windows' groups one OnEpoch
-// frees; it frees a quarter of those waiting when that is more.
-var expireBatch = 16384
+// frees; it frees a sixteenth of those waiting when that is more.
+var expireBatch = 4096
 
 // expire frees the groups of the closed windows: their cache entries,
 // their keyed state and the window's list (invariant closed-window). A
 // window's groups are freed over the epochs after it closed, at least
-// expireBatch or a quarter of the groups waiting per epoch, so that the
+// expireBatch or a sixteenth of the groups waiting per epoch, so that the
 // epoch at which a window of many groups closes is not held up by
 // freeing them all: at 100K events/s, freeing one 10-second window's
 // groups of the demo's t1 at once held its epoch 170-350 ms. Until
@@ -291,7 +291,7 @@ func (g *GroupAgg) expire() error {
 		}
 		waiting += len(wl.pending)
 	}
-	budget := max(expireBatch, waiting/4)
+	budget := max(expireBatch, waiting/16)
 	for _, w := range closed {
 		wl := g.exp.windows[w]
 		n := min(budget, len(wl.pending))

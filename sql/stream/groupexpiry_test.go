@@ -141,10 +141,10 @@ func applyKeyed(t *testing.T, view map[string]string, rows []string) {
 func TestGroupExpiryFreesClosedWindows(t *testing.T) {
 	defer func(b int) { expireBatch = b }(expireBatch)
 	for seed := range uint64(8) {
-		// Odd seeds free at most a few groups an epoch (or a quarter of
+		// Odd seeds free at most a few groups an epoch (or a sixteenth of
 		// those waiting), so checkpoints and restores fall in the middle
 		// of freeing a window.
-		expireBatch = 16384
+		expireBatch = 4096
 		if seed%2 == 1 {
 			expireBatch = 2
 		}
@@ -224,7 +224,7 @@ func TestGroupExpiryFreesClosedWindows(t *testing.T) {
 					t.Fatalf("seed %d epoch %d: group %s of a closed window held and not waiting to be freed", seed, e, gr.keys)
 				}
 			}
-			if expireBatch == 16384 && len(waiting) > 0 {
+			if expireBatch == 4096 && len(waiting) > 0 {
 				t.Fatalf("seed %d epoch %d: %d groups of closed windows wait, under a batch that frees them at once", seed, e, len(waiting))
 			}
 		}
