@@ -89,7 +89,9 @@ func isCDCJob(def catalog.Job) bool { return strings.HasPrefix(def.Name, "cdc-")
 // (connector/pgcdc.ParseOptions); the replication slot is made when the
 // first table is created from it. A source of another connector (nexmark,
 // datagen, kafka, file) is read directly by the views that name it
-// (source.go): its schema and options are checked as CREATE TABLE's.
+// (source.go): its schema and options are checked as CREATE TABLE's, and
+// stored with what the connector chooses at CREATE, as CREATE TABLE's
+// (createOptions: a datagen source's random seed when none is given).
 func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExists bool) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -124,6 +126,7 @@ func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExis
 		}
 	case e.streamSource(src.Connector):
 		// Read directly by views (source.go).
+		src.Options = createOptions(src.Connector, src.Options)
 		if err := e.checkStreamSource(src); err != nil {
 			return err
 		}

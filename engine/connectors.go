@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math/rand/v2"
 	"time"
 
 	"github.com/stratadb/strata/connector/datagen"
@@ -38,7 +39,7 @@ func (e *Engine) builtinConnectors() map[string]Connector {
 			}
 			return []ingest.Reader{r}, nil
 		},
-		"datagen": func(t catalog.Table, opts map[string]string) ([]ingest.Reader, error) {
+		datagen.ConnectorName: func(t catalog.Table, opts map[string]string) ([]ingest.Reader, error) {
 			r, err := datagen.Open(t.Columns, opts)
 			if err != nil {
 				return nil, err
@@ -66,4 +67,23 @@ func (e *Engine) builtinConnectors() map[string]Connector {
 			return out, nil
 		},
 	}
+}
+
+// createOptions returns the options to store for a new table or source of
+// connector: opts with the values its connector chooses once, at CREATE,
+// so that every reader of the relation, after a restart or in a replay,
+// makes the same rows from the catalog's options. A datagen relation
+// created without a seed gets a random one (datagen.WithSeed, doc
+// "Seed"), which SHOW CREATE then shows; an explicit seed is kept.
+// Options stored before this choice existed are never rewritten: a
+// datagen relation without a seed keeps datagen.DefaultSeed and replays
+// what it generated before. opts is not modified; it is returned as is
+// when there is nothing to choose.
+func createOptions(connector string, opts map[string]string) map[string]string {
+	if connector == datagen.ConnectorName {
+		// math/rand/v2's global source is seeded from the operating
+		// system: independent across tables and processes.
+		return datagen.WithSeed(opts, rand.Uint64())
+	}
+	return opts
 }

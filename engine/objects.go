@@ -221,7 +221,9 @@ func (e *Engine) createWithJob(ctx context.Context, t catalog.Table, def catalog
 // options are the table store's (bucket, merge-engine, ...) and the
 // connector's; an unknown option without a connector is refused. With
 // ifNotExists, an existing table of that name is not an error. Nothing is
-// left behind when it fails.
+// left behind when it fails. The options stored are t.Options with what
+// the connector chooses at CREATE (createOptions: a datagen table's
+// random seed when none is given); t.Options itself is not changed.
 func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists bool) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
@@ -256,6 +258,7 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 		}
 		return e.createSourceTable(ctx, cat, t, name, t.Options[OptionSourceTable])
 	}
+	t.Options = createOptions(t.Options["connector"], t.Options)
 	storeOpts, connOpts, connector := splitOptions(t.Options)
 	if err := checkTableOptions(t, storeOpts, connOpts); err != nil {
 		return err

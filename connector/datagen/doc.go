@@ -85,6 +85,29 @@
 // rate, all rows carry the start time; give rows-per-second for times
 // that advance.
 //
+// # Seed
+//
+// Every random value derives from the seed. Flink's datagen seeds each
+// source from a random source, so two tables get independent values;
+// with one fixed default seed, two tables created without a seed held the
+// same values, and joining them on a random column matched every row.
+// The seed is still part of the options, because row-purity needs it
+// fixed for the life of the relation: CREATE TABLE and CREATE SOURCE
+// (engine) give a relation created without a seed option a random one
+// (WithSeed) and store it with its options in the catalog. A restart, a
+// job restart and a replay after a crash read the stored seed and make
+// the same rows, and SHOW CREATE shows it, so the values can be made
+// again elsewhere. An explicit seed is kept as given.
+//
+// Options without a seed take DefaultSeed (0). Only relations created
+// before CREATE chose seeds are stored so: they keep generating what
+// they generated before, and an upgrade replays them identically.
+//
+// Considered and dropped: drawing the seed when a Reader opens, as
+// Flink does. A restart would continue the relation with another seed's
+// rows, and a replay of epochs already committed (the planned commit
+// ahead of the checkpoint, DESIGN.md) would not give the rows committed.
+//
 // # Checkpointed state
 //
 // A Reader with time columns keeps its start time as the bytes:
@@ -113,7 +136,8 @@
 //	connector              datagen (optional; another value is an error)
 //	rows-per-second        rate; 0 = as fast as possible (default 10000, as in Flink)
 //	number-of-rows         row count; 0 or absent = unbounded
-//	seed                   unsigned 64-bit seed (default 0)
+//	seed                   unsigned 64-bit seed (default DefaultSeed, 0;
+//	                       CREATE stores a random one, see Seed)
 //	fields.<col>.kind      random (default) or sequence
 //	fields.<col>.start     a sequence's first value (required for a sequence)
 //	fields.<col>.end       a sequence's last value (default: the type's largest,

@@ -39,6 +39,34 @@ const (
 // absent (Flink's default); rows-per-second='0' means unpaced.
 const DefaultRowsPerSecond = 10_000
 
+// DefaultSeed is the seed of options without a seed option. It is the
+// seed of every relation created before CREATE chose one, and such a
+// relation keeps it, so that it generates after an upgrade what it
+// generated before (see doc.go, Seed). A new relation gets its own
+// random seed instead (WithSeed).
+const DefaultSeed = 0
+
+// WithSeed returns the options to store for a new datagen relation: opts
+// itself when it has a seed option, otherwise a copy of opts with seed
+// set to the decimal text of seed, which the caller draws at random. CREATE
+// TABLE and CREATE SOURCE store the result in the catalog, so that two
+// relations created without a seed get independent values (Flink's
+// datagen seeds each source from a random source) while each relation's
+// rows stay a function of its stored options: a restart or a replay
+// reads the seed chosen at its CREATE (invariant row-purity), and SHOW
+// CREATE shows it. opts is not modified.
+func WithSeed(opts map[string]string, seed uint64) map[string]string {
+	if _, ok := opts[OptSeed]; ok {
+		return opts
+	}
+	out := maps.Clone(opts)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[OptSeed] = strconv.FormatUint(seed, 10)
+	return out
+}
+
 // ParseOptions reads a datagen WITH clause for a relation of columns, e.g.
 // WITH (connector='datagen', rows-per-second='100', number-of-rows='1000',
 // fields.id.kind='sequence', fields.id.start='1', fields.name.length='8',
@@ -47,7 +75,7 @@ const DefaultRowsPerSecond = 10_000
 // give an error wrapping base.ErrInvalidArgument that names the option;
 // the column fields themselves are checked as NewReader checks them.
 func ParseOptions(columns []catalog.Column, opts map[string]string) (Config, error) {
-	cfg := Config{Columns: columns, Rate: DefaultRowsPerSecond, Fields: map[string]Field{}}
+	cfg := Config{Columns: columns, Rate: DefaultRowsPerSecond, Seed: DefaultSeed, Fields: map[string]Field{}}
 	bad := func(k, v, why string) error {
 		return fmt.Errorf("datagen option %q: %q %s: %w", k, v, why, base.ErrInvalidArgument)
 	}
