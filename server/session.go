@@ -737,7 +737,13 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		return s.drop(ctx, st)
 	case *ddl.Insert:
 		n, ep, err := s.e.Insert(ctx, s.db, st.Node.GetInsertStmt(), st.Text(), s.evalContext(), args)
-		return s.dmlResult("INSERT 0 ", n, ep, err)
+		res, err := s.dmlResult("INSERT 0 ", n, ep, err)
+		if err == nil {
+			if notice := s.oneShotCopyNotice(ctx, st); notice != nil {
+				res.Notices = append(res.Notices, notice)
+			}
+		}
+		return res, err
 	case *ddl.Update:
 		n, ep, err := s.e.Update(ctx, s.db, st.Node.GetUpdateStmt(), st.Text(), s.evalContext(), args)
 		return s.dmlResult("UPDATE ", n, ep, err)
@@ -807,6 +813,9 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 			// Flink's and RisingWave's CREATE VIEW: Strata's only views
 			// are materialized ones.
 			e.Hint = "Strata keeps views as materialized views: CREATE MATERIALIZED VIEW " + v.GetView().GetRelname() + " AS ... (a plain SELECT answers ad-hoc queries)."
+		}
+		if a := st.Node.GetAlterTableStmt(); a != nil && a.GetObjtype() == pg_query.ObjectType_OBJECT_TABLE {
+			e.Hint = ddl.AlterTableHint
 		}
 		return nil, e
 	}

@@ -32,6 +32,12 @@ func (p *parser) statement(c *cursor) (needsPG bool, build buildFunc, err error)
 		return false, nil, e
 	case c.isWord("create", "sink"):
 		return p.createSink(c)
+	case c.isWord("create", "temporary", "table"), c.isWord("create", "temp", "table"):
+		// Flink's temporary tables, with or without WITH: Postgres's
+		// parser would stop at a quoted option name.
+		e := p.errAt(c.toks[1].start, sqlerr.FeatureNotSupported, "statement %q is not supported", "CREATE "+strings.ToUpper(c.toks[1].text)+" TABLE")
+		e.Hint = temporaryTableHint
+		return false, nil, e
 	case c.isWord("drop"):
 		if k, n := dropKind(c); k != "" {
 			return p.drop(c, k, n)
@@ -51,6 +57,9 @@ func (p *parser) statement(c *cursor) (needsPG bool, build buildFunc, err error)
 	}
 	return p.postgres(c)
 }
+
+// temporaryTableHint answers CREATE TEMPORARY TABLE.
+const temporaryTableHint = "Strata has no temporary tables: CREATE TABLE t (...) [WITH (...)] stores the rows, and CREATE SOURCE t (...) WITH (connector = '...') reads a connector in the views that name it without storing anything."
 
 // done checks that the statement has no tokens left and blanks all of it
 // for Postgres.

@@ -131,7 +131,18 @@
 // Flink's window_time is window_end minus 1 ms), Flink's group window
 // functions, GROUP BY TUMBLE(ts, size) with TUMBLE_START and the like
 // (42883; Strata: FROM TUMBLE(t, ts, size) ... GROUP BY window_start,
-// window_end), and LISTAGG (42883; Strata: string_agg). A negative epoch after
+// window_end), LISTAGG (42883; Strata: string_agg), DATE_FORMAT (42883;
+// to_char), IF (42883; CASE WHEN), TINYINT (42704; SMALLINT) and Paimon's
+// system tables t$snapshots and the like (42P01; strata_catalog).
+// Flink's and Paimon's DDL gets a hint saying what Strata does instead
+// (flinkDDLHint): PARTITIONED BY (buckets), backtick-quoted names (double
+// quotes), COMMENT, METADATA and computed columns (a view), TIMESTAMP(p)
+// WITH LOCAL TIME ZONE (TIMESTAMPTZ), ARRAY<...>, MAP<...> and ROW<...>
+// (JSONB), CREATE CATALOG and USE (one database), ALTER TABLE, CREATE
+// TABLE ... LIKE, SET of a dashed or quoted key (server flags), and a
+// watermark delay that is not an INTERVAL. CREATE TEMPORARY TABLE is
+// 0A000, and a dynamic options comment /*+ OPTIONS(...) */, which would
+// otherwise be dropped as a comment, is 0A000 at the comment. A negative epoch after
 // AS OF EPOCH is 22023 naming the value.
 //
 // CreateTable.Table and CreateSource.Source turn the statements into the

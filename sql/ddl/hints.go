@@ -58,6 +58,12 @@ func (p *parser) withHint(err error) error {
 		hint = p.unsupportedClauseHint(at)
 	}
 	if hint == "" {
+		hint = p.flinkDDLHint(at)
+	}
+	if hint == "" {
+		hint = p.backtickHint(at)
+	}
+	if hint == "" {
 		return err
 	}
 	c := *se
@@ -279,15 +285,53 @@ func (p *parser) unsupportedClauseHint(at int) string {
 	if p.toks[at].word() == "emit" && at+3 < len(p.toks) && p.toks[at+1].word() == "on" && p.toks[at+2].word() == "window" && p.toks[at+3].word() == "close" {
 		return emitOnWindowCloseHint
 	}
-	if at == 1 && p.toks[0].word() == "set" && p.toks[1].kind == pg_query.Token_SCONST {
+	if p.flinkSet(at) {
 		return flinkSetHint
 	}
 	return ""
 }
 
-// flinkSetHint answers Flink SQL's SET 'key' = 'value', a quoted
-// configuration key that Postgres's SET does not take.
-const flinkSetHint = "Flink's SET 'key' = 'value' configures its jobs; Strata's are configured by the server's flags (strata start --epoch-interval, --checkpoint-interval, --parallelism) and a view's WITH options, and SET takes session parameters without quotes (SET timezone = 'UTC', SET consistency = ..., SET statement_timeout = '5s')."
+// stmtStart returns the index of the first token of the statement that
+// holds token at: the one after the last semicolon before it.
+func (p *parser) stmtStart(at int) int {
+	for k := at - 1; k >= 0; k-- {
+		if p.toks[k].kind == tokSemi {
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// flinkSet reports whether token at, where Postgres's parser stopped,
+// is in the name of Flink's SET: quoted (SET 'key' = 'value') or
+// unquoted with a dash (SET execution.runtime-mode = streaming), which
+// Postgres's SET does not take.
+func (p *parser) flinkSet(at int) bool {
+	s := p.stmtStart(at)
+	if p.toks[s].word() != "set" {
+		return false
+	}
+	if at == s+1 && (p.toks[at].kind == pg_query.Token_SCONST || at+1 < len(p.toks) && p.toks[at+1].kind == tokDot) {
+		// 'key', or a dotted key whose first part is a reserved word
+		// (table.exec.mini-batch.enabled).
+		return true
+	}
+	if p.toks[at].kind != tokMinus {
+		return false
+	}
+	// Only a name's labels, dots and dashes between SET and the dash.
+	for k := s + 1; k < at; k++ {
+		if t := p.toks[k]; t.kind != tokDot && t.kind != tokMinus && !t.isLabel() {
+			return false
+		}
+	}
+	return at > s+1
+}
+
+// flinkSetHint answers Flink SQL's SET 'key' = 'value' and SET
+// key.with-dash = value, configuration keys that Postgres's SET does not
+// take.
+const flinkSetHint = "Flink's SET 'key' = 'value' configures its jobs; Strata's are configured by the server's flags (strata start --epoch-interval, --checkpoint-interval, --parallelism) and a view's WITH options, and Strata's SET takes only session parameters, unquoted (SET timezone = 'UTC', SET consistency = ..., SET statement_timeout = '5s')."
 
 // Hints for names of another system that Postgres's parser accepts and a
 // later step refuses: a type or a column that Strata calls otherwise.
@@ -302,6 +346,11 @@ var (
 	// does not exist` and the OLAP engine's `function tumble does not
 	// exist`.
 	undefinedFunction = regexp.MustCompile(`(?i)^function "?([a-z0-9_$]+)"?(?:\(.*\))? does not exist`)
+	// tinyintType matches the refusal of Flink's TINYINT type.
+	tinyintType = regexp.MustCompile(`(?i)\btype "?tinyint\b`)
+	// paimonSystemTable matches the refusal of a Paimon system table,
+	// t$snapshots and its kin.
+	paimonSystemTable = regexp.MustCompile(`(?i)^relation "[^"]*\$(snapshots|schemas|options|files|manifests|partitions|buckets|tags|branches|consumers|audit_log|binlog|ro|statistics|aggregation_fields|table_indexes)" does not exist`)
 )
 
 // groupWindowFamily is the window table function of each of Flink's
@@ -334,9 +383,13 @@ const noFunctionHint = "No function matches the given name and argument types. Y
 
 // Hint texts of NameHint.
 const (
-	listaggHint    = "Flink's LISTAGG(x [, delimiter]) is PostgreSQL's string_agg(x, delimiter), which views and SELECT both take: write string_agg(x, ',') (the delimiter is required; LISTAGG's default is ',')."
-	ltzHint        = "Flink's TIMESTAMP_LTZ (an instant, shown in the session's time zone) is Strata's TIMESTAMPTZ (timestamp with time zone): write TIMESTAMPTZ, whose precision is microseconds, and SET TIME ZONE to show it in another zone."
-	windowTimeHint = "Strata's window table functions (TUMBLE, HOP, CUMULATE, SESSION) add the columns window_start and window_end; Flink's window_time is window_end - INTERVAL '1' MILLISECOND: group by and select window_end (or that expression) instead."
+	listaggHint     = "Flink's LISTAGG(x [, delimiter]) is PostgreSQL's string_agg(x, delimiter), which views and SELECT both take: write string_agg(x, ',') (the delimiter is required; LISTAGG's default is ',')."
+	ltzHint         = "Flink's TIMESTAMP_LTZ (an instant, shown in the session's time zone) is Strata's TIMESTAMPTZ (timestamp with time zone): write TIMESTAMPTZ, whose precision is microseconds, and SET TIME ZONE to show it in another zone."
+	dateFormatHint  = "Flink's DATE_FORMAT(ts, 'yyyy-MM-dd') is PostgreSQL's to_char(ts, 'YYYY-MM-DD'), with PostgreSQL's patterns (YYYY, MM, DD, HH24, MI, SS, MS)."
+	ifHint          = "Flink's IF(c, a, b) is CASE WHEN c THEN a ELSE b END in Strata, as in PostgreSQL."
+	tinyintHint     = "Strata has no TINYINT: use SMALLINT, its smallest integer type (2 bytes)."
+	systemTableHint = "Paimon's system tables (t$snapshots, t$schemas, t$options, ...) are Strata's strata_catalog tables: SELECT * FROM strata_catalog.tables WHERE name = 't' gives a table's committed epoch, snapshot_id and total_records, and strata_catalog.jobs, .checkpoints and .lineage describe the jobs that write it."
+	windowTimeHint  = "Strata's window table functions (TUMBLE, HOP, CUMULATE, SESSION) add the columns window_start and window_end; Flink's window_time is window_end - INTERVAL '1' MILLISECOND: group by and select window_end (or that expression) instead."
 )
 
 // NameHint adds a dialect hint to an error whose message refuses a name
@@ -345,7 +398,9 @@ const (
 // window_time column of Flink's window table functions (`column
 // "window_time" does not exist`, 42703), Flink's group window functions
 // (TUMBLE in GROUP BY, TUMBLE_START, HOP_END, SESSION_START, ...) and
-// LISTAGG (`function listagg(text, unknown) does not exist`, 42883). The
+// LISTAGG (`function listagg(text, unknown) does not exist`, 42883),
+// Flink's DATE_FORMAT and IF (42883), TINYINT (42704), and
+// Paimon's system tables such as t$snapshots (42P01). The
 // code, message and position stay; an error with a hint already (but for
 // Postgres's generic hint of 42883, which a function's dialect hint
 // replaces), or about something else, is returned as it is. The server calls it on every statement's error,
@@ -367,6 +422,10 @@ func NameHint(err error) error {
 			hint = groupWindowHint(fn)
 		case fn == "listagg":
 			hint = listaggHint
+		case fn == "date_format":
+			hint = dateFormatHint
+		case fn == "if":
+			hint = ifHint
 		default:
 			return err
 		}
@@ -377,10 +436,162 @@ func NameHint(err error) error {
 		return err
 	case se.Code == sqlerr.UndefinedObject && ltzType.MatchString(se.Message):
 		hint = ltzHint
+	case se.Code == sqlerr.UndefinedObject && tinyintType.MatchString(se.Message):
+		hint = tinyintHint
+	case se.Code == sqlerr.UndefinedTable && paimonSystemTable.MatchString(se.Message):
+		hint = systemTableHint
 	default:
 		return err
 	}
 	c := *se
 	c.Hint = hint
 	return &c
+}
+
+// Hint texts of flinkDDLHint: Flink's and Paimon's DDL that Strata has
+// no form of, each with what Strata does instead.
+const (
+	partitionedByHint  = "Strata's tables have buckets, not partitions: drop PARTITIONED BY and spread the rows with the bucket option, WITH (bucket = '4'), each bucket an LSM tree of its own."
+	commentHint        = "Strata does not support COMMENT on a column or a table: drop the COMMENT '...' clause."
+	metadataHint       = "Strata does not support METADATA columns (a connector's record timestamp, offset or headers): drop the column, or declare the time a row is ingested as ts TIMESTAMPTZ GENERATED ALWAYS AS (proctime()) STORED."
+	localTimeZoneHint  = "Flink's TIMESTAMP(p) WITH LOCAL TIME ZONE (TIMESTAMP_LTZ) is Strata's TIMESTAMPTZ (timestamp with time zone): write TIMESTAMPTZ, whose precision is microseconds, and SET TIME ZONE to show it in another zone."
+	nestedTypeHint     = "Strata has no ARRAY, MAP, MULTISET or ROW column types (its types are SMALLINT, INT, BIGINT, REAL, DOUBLE PRECISION, NUMERIC(p,s), BOOLEAN, TEXT, VARCHAR(n), CHAR(n), BYTEA, UUID, DATE, TIME, TIMESTAMP(p), TIMESTAMPTZ, INTERVAL and JSONB): store a nested value as JSONB."
+	oneCatalogHint     = "Strata has one catalog with one database, dev (schema public), so there is no CREATE CATALOG or USE: create tables, sources and views directly, and SHOW TABLES lists them."
+	backtickQuoteHint  = "Strata quotes identifiers with double quotes, as PostgreSQL does: write \"name\", not `name`."
+	dynamicOptionsHint = "Strata takes no per-query table options: to read an older version, end the query with AS OF EPOCH n (strata_catalog.tables gives each table's committed epoch and snapshot_id)."
+)
+
+// AlterTableHint answers ALTER TABLE in any form, which Strata does not
+// have; the server gives it to the refusal of an ALTER TABLE that parses.
+const AlterTableHint = "Strata has no ALTER TABLE: a table's columns and options are fixed by its CREATE TABLE, so create a new table WITH the new options and copy the rows with INSERT INTO new SELECT * FROM t."
+
+// nestedTypes are Flink's composite type names, written with <...>.
+var nestedTypes = map[string]bool{"array": true, "map": true, "multiset": true, "row": true}
+
+// flinkDDLHint recognises Flink's and Paimon's DDL at token at, where
+// Postgres's parser stopped: PARTITIONED BY, COMMENT '...', METADATA
+// columns, computed columns other than PROCTIME(), TIMESTAMP(p) WITH
+// LOCAL TIME ZONE, ARRAY<...>/MAP<...>/ROW<...> types, CREATE CATALOG,
+// USE, ALTER TABLE ... SET ('k' = 'v') and CREATE TABLE ... LIKE; it
+// returns what Strata does instead, "" for anything else.
+func (p *parser) flinkDDLHint(at int) string {
+	tok := func(k int) token {
+		if k < 0 || k >= len(p.toks) {
+			return token{kind: eof}
+		}
+		return p.toks[k]
+	}
+	s := p.stmtStart(at)
+	w := p.toks[at].word()
+	switch {
+	case w == "partitioned" && tok(at+1).word() == "by":
+		return partitionedByHint
+	case w == "comment" && tok(at+1).kind == pg_query.Token_SCONST:
+		return commentHint
+	case w == "metadata":
+		return metadataHint
+	case w == "with" && tok(at+1).word() == "local" && tok(at+2).word() == "time" && tok(at+3).word() == "zone":
+		return localTimeZoneHint
+	case nestedTypes[w] && tok(at+1).text == "<", p.toks[at].text == "<" && nestedTypes[tok(at-1).word()]:
+		return nestedTypeHint
+	case at == s && w == "use", at == s+1 && w == "catalog" && tok(s).word() == "create":
+		return oneCatalogHint
+	case tok(s).word() == "alter" && tok(s+1).word() == "table":
+		return AlterTableHint
+	case w == "like" && tok(s).word() == "create":
+		if open, name := p.createColumnList(s); open == at && at+1 < len(p.toks) && p.toks[at+1].isColID() {
+			other := p.toks[at+1].text
+			if at+3 < len(p.toks) && p.toks[at+2].kind == tokDot {
+				other = p.input[p.toks[at+1].start:p.toks[at+3].end]
+			}
+			return "Strata has no CREATE TABLE ... LIKE: write the columns out (SHOW CREATE TABLE " + other + " prints " + other + "'s), or copy its rows as well with CREATE TABLE " + name + " AS SELECT * FROM " + other + "."
+		}
+	case w == "as":
+		return p.computedColumnHint(s, at)
+	}
+	return ""
+}
+
+// createColumnList finds, in the statement starting at token s, CREATE
+// [TEMPORARY] TABLE|SOURCE [IF NOT EXISTS] name and returns the index of
+// the token after the name (the column list's parenthesis when there is
+// one) and the name as written; -1 when the statement is not one.
+func (p *parser) createColumnList(s int) (int, string) {
+	c := &cursor{p: p, toks: append(p.toks[s:len(p.toks):len(p.toks)], token{kind: eof})}
+	if !c.acceptWord("create") {
+		return -1, ""
+	}
+	if !c.acceptWord("temporary") {
+		c.acceptWord("temp")
+	}
+	if !c.acceptWord("table") && !c.acceptWord("source") {
+		return -1, ""
+	}
+	c.acceptWord("if", "not", "exists")
+	first := c.i
+	if _, _, err := c.name(); err != nil {
+		return -1, ""
+	}
+	return s + c.i, p.input[c.toks[first].start:c.toks[c.i-1].end]
+}
+
+// computedColumnHint recognises Flink's computed column, `b AS a + 1` in
+// a CREATE TABLE's column list, at token at (the AS), and returns the
+// view that computes it; PROCTIME() has its own hint (procTimeHint).
+func (p *parser) computedColumnHint(s, at int) string {
+	open, table := p.createColumnList(s)
+	if open < 0 || p.toks[open].kind != tokLParen || at < open+2 {
+		return ""
+	}
+	// The AS must follow the element's first token, at depth 1.
+	prev := p.toks[at-2]
+	if prev.kind != tokComma && at-2 != open {
+		return ""
+	}
+	if !p.toks[at-1].isColID() {
+		return ""
+	}
+	depth := 0
+	for k := open; k < at-1; k++ {
+		switch p.toks[k].kind {
+		case tokLParen:
+			depth++
+		case tokRParen:
+			depth--
+		}
+	}
+	if depth != 1 {
+		return ""
+	}
+	end := at + 1
+	for d := 0; end < len(p.toks); end++ {
+		k := p.toks[end].kind
+		if d == 0 && (k == tokComma || k == tokRParen || k == tokSemi) {
+			break
+		}
+		switch k {
+		case tokLParen:
+			d++
+		case tokRParen:
+			d--
+		}
+	}
+	expr := "expr"
+	if end > at+1 {
+		expr = p.input[p.toks[at+1].start:p.toks[end-1].end]
+	}
+	name := p.toks[at-1].text
+	return "Strata's tables have no computed columns but the processing-time one (GENERATED ALWAYS AS (proctime()) STORED): drop " + name + " and compute it in a view, CREATE MATERIALIZED VIEW v AS SELECT *, " + expr + " AS " + name + " FROM " + table + "."
+}
+
+// backtickHint returns backtickQuoteHint when the statement holding token
+// at quotes a name with backticks (MySQL's and Flink's quoting), which
+// Postgres's scanner does not know.
+func (p *parser) backtickHint(at int) string {
+	for k := p.stmtStart(at); k < len(p.toks) && p.toks[k].kind != tokSemi; k++ {
+		if p.toks[k].text == "`" {
+			return backtickQuoteHint
+		}
+	}
+	return ""
 }

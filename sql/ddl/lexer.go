@@ -105,6 +105,11 @@ func scan(input string) ([]token, error) {
 	}
 	toks := make([]token, 0, len(res.Tokens))
 	for _, st := range res.Tokens {
+		if st.Token == pg_query.Token_C_COMMENT {
+			if err := dynamicOptions(input, int(st.Start), int(st.End)); err != nil {
+				return nil, err
+			}
+		}
 		if st.Token == pg_query.Token_SQL_COMMENT || st.Token == pg_query.Token_C_COMMENT {
 			continue
 		}
@@ -115,6 +120,29 @@ func scan(input string) ([]token, error) {
 		toks = append(toks, token{kind: st.Token, kw: st.KeywordKind, start: s, end: e, text: input[s:e]})
 	}
 	return toks, nil
+}
+
+// dynamicOptions refuses Flink's and Paimon's dynamic table options, a
+// comment /*+ OPTIONS('scan.snapshot-id' = '1') */ after a table name,
+// with 0A000 at the comment: dropped as a comment, it would read
+// another version than the one asked for without a word. Other comments,
+// and other hints (/*+ BROADCAST(t) */), which change no result, stay
+// comments.
+func dynamicOptions(input string, start, end int) error {
+	if start < 0 || end > len(input) || start > end {
+		return nil
+	}
+	body, ok := strings.CutPrefix(input[start:end], "/*+")
+	if !ok {
+		return nil
+	}
+	body = strings.ToLower(strings.TrimSpace(body))
+	if !strings.HasPrefix(body, "options") || !strings.HasPrefix(strings.TrimSpace(body[len("options"):]), "(") {
+		return nil
+	}
+	e := sqlerr.New(sqlerr.FeatureNotSupported, "dynamic table options /*+ OPTIONS(...) */ are not supported").WithPosition(position(input, start))
+	e.Hint = dynamicOptionsHint
+	return e
 }
 
 // pgError turns an error of libpg_query on text (input, or a rewrite of it

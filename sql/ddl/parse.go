@@ -105,7 +105,7 @@ func (p *parser) run() ([]Statement, error) {
 			if perr := p.pgCheck(seg.lo); perr != nil {
 				return nil, perr
 			}
-			return nil, err
+			return nil, p.withHint(err)
 		}
 		pend = append(pend, pending{seg: seg, needsPG: needsPG, build: build})
 	}

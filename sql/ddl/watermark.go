@@ -50,7 +50,10 @@ func (p *parser) watermarkClause(toks []token) (*watermarkClause, error) {
 		return nil, p.errAt(c.peek().start, sqlerr.FeatureNotSupported, "watermark expression must be %s or %s - INTERVAL '...'", col.text, col.text)
 	}
 	if err := c.expectWord("interval"); err != nil {
-		return nil, err
+		// Flink's WATERMARK FOR id AS id - 5 on a number.
+		e := c.syntaxError()
+		e.Hint = "The watermark column must be TIMESTAMP or TIMESTAMPTZ and its delay an INTERVAL: WATERMARK FOR ts AS ts - INTERVAL '5' SECOND, with ts such a column."
+		return nil, e
 	}
 	lit := c.peek()
 	if lit.kind != pg_query.Token_SCONST {
