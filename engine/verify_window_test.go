@@ -224,6 +224,9 @@ func TestVerifyEpoch(t *testing.T) {
 		// Committed below the start: catching up (or a stale marker).
 		{at: 0, committed: 25, start: 30, err: "has not committed its first epoch 30"},
 		{at: 12, committed: 40, start: 0, want: 12},
+		{at: 999999, committed: 491, start: 30, err: `materialized view "v": epoch 999999 is above its committed epoch 491; verify it at 491 or below`},
+		{at: 41, committed: 40, start: 0, err: "epoch 41 is above its committed epoch 40"},
+		{at: 5, committed: 0, start: 0, err: "has committed no epoch yet: it has no content to verify at epoch 5"},
 	} {
 		got, err := verifyEpoch(v, c.at, c.committed, c.start)
 		if c.err != "" {

@@ -35,6 +35,10 @@ import (
 //     query's ORDER BY, the n-th one), the view is a valid answer: verify
 //     accepts it with a note naming the rows. When the ORDER BY keys are
 //     not output columns, it cannot tell, and notes the possibility.
+//     A per-partition top-N (ROW_NUMBER() ... <= N) is engine.Verify's
+//     own ([verify-topn-ties], engine/verify_topn.go): it reads the view's
+//     partitions, and its Verification comes OK with a note, or with a
+//     note that a tie may explain the difference.
 
 // lookupNote explains a difference of a view with a lookup join.
 const lookupNote = "the view joins a table through LOOKUP(...): each row was joined with the looked-up row as it was at that row's epoch, and later changes of the looked-up table do not revise rows joined before them, while the recomputation joins the table as it is at the verified epoch; rows whose looked-up row changed since they were joined show here as differences"

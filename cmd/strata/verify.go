@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stratadb/strata/engine"
+	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/server"
 )
 
@@ -35,8 +37,10 @@ func newVerifyCommand() *cobra.Command {
 epoch (the view's committed epoch, or --epoch) and compare the result with
 the stored view at that epoch. It asks a running Strata over HTTP (--http),
 or, with --data, opens a stopped instance's data directory without running
-its jobs. It prints the differences and exits 1 when a view differs, 2
-when a view could not be verified (unknown, or an epoch not kept).`,
+its jobs. It prints the differences and exits 0 when every view is
+verified, 1 when a view differs, 2 when a view could not be verified
+(unknown, an epoch not kept, no server at --http, a data directory in use)
+or the command line is wrong (an unknown flag, a bad --epoch).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				// A usage error verified nothing: exit 2, not 1.
@@ -60,7 +64,7 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 				ctx := context.Background()
 				e, err := engine.Open(ctx, engine.Options{Dir: data, NoJobs: true})
 				if err != nil {
-					return err
+					return inUseHint(err, data)
 				}
 				defer e.Close()
 				for _, v := range views {
@@ -96,10 +100,25 @@ when a view could not be verified (unknown, or an epoch not kept).`,
 			return reportVerify(out, results)
 		},
 	}
+	// A bad flag (--bogus, --epoch -1) verified nothing either: exit 2,
+	// not the 1 of a view that differs.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return cannotVerify{fmt.Errorf("%w (see strata verify --help)", err)}
+	})
 	cmd.Flags().StringVar(&httpAddr, "http", "127.0.0.1:8080", "HTTP address of the running Strata")
 	cmd.Flags().StringVar(&data, "data", "", "verify a stopped instance's data directory instead")
 	cmd.Flags().Uint64Var(&epoch, "epoch", 0, "epoch to verify at (default: each view's committed epoch)")
 	return cmd
+}
+
+// inUseHint adds to err, the failure to open data directory dir, how to
+// verify when a running server holds the directory (its meta store
+// locked, a conflict): through that server's HTTP address.
+func inUseHint(err error, dir string) error {
+	if !errors.Is(err, base.ErrConflict) || !strings.Contains(err.Error(), "is locked") {
+		return err
+	}
+	return fmt.Errorf("%w; the data directory %s is in use by a running strata server: verify through that server instead, with strata verify --http ADDR VIEW, ADDR being the server's --http address (default 127.0.0.1:8080)", err, dir)
 }
 
 // cannotVerify is an error that kept verify from reaching the views: it

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stratadb/strata/engine"
+	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
 	"github.com/stratadb/strata/server"
@@ -94,6 +95,56 @@ func TestVerifyUnreachableIsExit2(t *testing.T) {
 		if !errors.Is(err, errVerifyFailed) || errors.Is(err, errNotVerified) {
 			t.Fatalf("%v: %v; want errVerifyFailed (exit 2)", args, err)
 		}
+	}
+}
+
+// TestVerifyUsageErrorIsExit2: a usage error of verify (an unknown flag,
+// a negative or non-numeric epoch, no view named) verified nothing: it is
+// errVerifyFailed (exit 2), not a difference (exit 1), and says what was
+// wrong.
+func TestVerifyUsageErrorIsExit2(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"verify", "--bogus", "v"}, "unknown flag: --bogus"},
+		{[]string{"verify", "--epoch", "-1", "v"}, `invalid argument "-1" for "--epoch"`},
+		{[]string{"verify", "v", "--epoch=x"}, `invalid argument "x" for "--epoch"`},
+		{[]string{"verify"}, "name at least one materialized view to verify"},
+	} {
+		var out bytes.Buffer
+		cmd := newRootCommand()
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(tc.args)
+		err := cmd.Execute()
+		if !errors.Is(err, errVerifyFailed) || errors.Is(err, errNotVerified) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v; want errVerifyFailed (exit 2) saying %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestVerifyDataInUse: verify --data on a directory a running instance
+// holds could not verify (exit 2) and says to verify through the running
+// server with --http.
+func TestVerifyDataInUse(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Options{Dir: dir, EpochInterval: 20 * time.Millisecond, CheckpointInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	var out bytes.Buffer
+	cmd := newRootCommand()
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs([]string{"verify", "--data", dir, "v"})
+	err = cmd.Execute()
+	// As main prints it.
+	want := "is locked: another strata process is using this data directory; the data directory " + dir + " is in use by a running strata server: verify through that server instead, with strata verify --http ADDR VIEW, ADDR being the server's --http address (default 127.0.0.1:8080)"
+	if !errors.Is(err, errVerifyFailed) || !strings.HasSuffix(base.UserMessage(err.Error()), want) {
+		t.Fatalf("verify --data %s in use: %v; want errVerifyFailed ending %q", dir, err, want)
 	}
 }
 
