@@ -19,7 +19,7 @@ import (
 	"golang.org/x/term"
 	"golang.org/x/text/width"
 
-	"github.com/stratadb/strata/sql/ddl"
+	"github.com/stratadb/strata/sql/pglex"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
@@ -64,27 +64,54 @@ func envOr(name, flag string, set bool, fallback ...string) string {
 	return ""
 }
 
-// isQuit reports whether line asks to leave: psql's \q, or quit or exit
-// alone on a line.
-func isQuit(line string) bool {
+// Exit statuses of `strata sql`, psql's (EXIT_SUCCESS, EXIT_FAILURE,
+// EXIT_BADCONN and EXIT_USER of psql's settings.h).
+const (
+	exitOK      = 0 // the run went to its end; a script's failed statements do not count
+	exitFailure = 1 // the last -c failed, a -f could not be read, or a flag is wrong
+	exitBadConn = 2 // the server could not be reached, or the connection was lost
+	exitUser    = 3 // ON_ERROR_STOP stopped a script at a failed statement
+)
+
+// isQuitWord reports whether line is quit or exit (with or without a
+// ';') between blanks: psql's words to leave, on a line of their own.
+func isQuitWord(line string) bool {
 	t := strings.TrimSpace(line)
-	return t == `\q` || t == "quit" || t == "exit" || t == "quit;" || t == "exit;"
+	return t == "quit" || t == "exit" || t == "quit;" || t == "exit;"
 }
 
 func newSQLCommand() *cobra.Command {
 	var addr, user, db, password, sslMode, rootCert string
+	var vars []string
 	var actions []sqlAction
 	cmd := &cobra.Command{
 		Use:   "sql",
 		Short: "Run SQL against a running Strata (a small psql for people without one)",
 		Long: `Run SQL against a running Strata over the Postgres wire protocol.
-With -c it runs that text, with -f the file's (going on after an error,
-as psql does); -c and -f may be given several times and run in the
-order given, each printing its results, as in psql; otherwise it reads statements from the terminal (ending at
-';') or from standard input. Results print as aligned tables. \dt, \dm,
-\d and \d NAME work as in psql; \q (or quit, exit) ends the session.
-Each goes on a line of its own, also between the SQL of a -c. An error
-with a position shows psql's LINE n: and a caret under it.
+With -c it runs that text, with -f the file's; -c and -f may be given
+several times and run in the order given, as in psql; otherwise it reads
+statements from the terminal (ending at ';') or from standard input.
+Results print as aligned tables on standard output. Errors and the
+server's notices print on standard error as psql prints them: "ERROR:  "
+and the message, psql's LINE n: and a caret under an error's position,
+then "DETAIL:  " and "HINT:  "; "NOTICE:  " and the message.
+
+In a script (-f or standard input) and at the terminal a backslash
+outside quotes and comments starts a command that runs to the end of its
+line, as in psql: \dt, \dm, \d, \d NAME, \set ON_ERROR_STOP on|off, and
+\q (or quit, exit on a line of its own) to end. A statement not yet ended
+by ';' is sent before the command runs. A -c goes to the server whole,
+as psql's does, unless lines of its own are such commands: then the SQL
+between them goes whole and each command runs in turn; a -c's first
+error ends it.
+
+Exit status, as psql's: 0 when the run went to its end, failed
+statements of a -f or of standard input included; 1 when the last -c
+failed, a -f cannot be read, or a flag is wrong; 2 when the server cannot
+be reached or the connection is lost; 3 when ON_ERROR_STOP is on (-v
+ON_ERROR_STOP=1, or \set in a script) and a statement of a script
+failed: the run stops there. With ON_ERROR_STOP a failed -c stops the
+run too, with status 1.
 
 A server started with --password-file asks for a password: give it with
 --password or PGPASSWORD. --sslmode works as libpq's: disable, allow,
@@ -97,6 +124,10 @@ PGSSLROOTCERT set their defaults.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 			defer stop()
+			onErrorStop, err := parseSQLVars(vars)
+			if err != nil {
+				return err
+			}
 			// The environment gives what the flags leave out, as libpq's
 			// PGPASSWORD, PGSSLMODE and PGSSLROOTCERT do (read here, not as
 			// flag defaults, so that --help never shows a password).
@@ -105,25 +136,36 @@ PGSSLROOTCERT set their defaults.`,
 			if err != nil {
 				return err
 			}
-			conn, err := pgconn.Connect(ctx, dsn)
+			cfg, err := pgconn.ParseConfig(dsn)
 			if err != nil {
-				return fmt.Errorf("connect to %s: %w", addr, err)
+				return err
+			}
+			s := &sqlSession{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), onErrorStop: onErrorStop}
+			cfg.OnNotice = s.notice
+			conn, err := pgconn.ConnectConfig(ctx, cfg)
+			if err != nil {
+				return &exitError{code: exitBadConn, err: fmt.Errorf("connect to %s: %w", addr, err)}
 			}
 			defer conn.Close(context.Background())
-			out := cmd.OutOrStdout()
+			s.conn = conn
+			status := exitOK
 			if len(actions) > 0 {
-				return runActions(ctx, conn, actions, out)
-			}
-			in := cmd.InOrStdin()
-			f, isFile := in.(*os.File)
-			if !isFile || !term.IsTerminal(int(f.Fd())) {
-				b, err := io.ReadAll(in)
+				status = s.runActions(ctx, actions)
+			} else if f, isFile := cmd.InOrStdin().(*os.File); isFile && term.IsTerminal(int(f.Fd())) {
+				if status, err = s.interactive(ctx, f); err != nil {
+					return err
+				}
+			} else {
+				b, err := io.ReadAll(cmd.InOrStdin())
 				if err != nil {
 					return err
 				}
-				return runScript(ctx, conn, string(b), out)
+				status, _ = s.runScript(ctx, string(b))
 			}
-			return interactive(ctx, conn, f, out)
+			if status != exitOK {
+				return &exitError{code: status} // the errors are printed
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4566", "address of the Strata server")
@@ -131,10 +173,52 @@ PGSSLROOTCERT set their defaults.`,
 	cmd.Flags().StringVarP(&db, "database", "d", "dev", "database")
 	cmd.Flags().VarP(&actionFlag{list: &actions, file: false}, "command", "c", "SQL to run (may be repeated)")
 	cmd.Flags().VarP(&actionFlag{list: &actions, file: true}, "file", "f", "file of SQL to run (may be repeated)")
+	cmd.Flags().StringArrayVarP(&vars, "set", "v", nil, "NAME=VALUE, as psql's: ON_ERROR_STOP=1 stops at the first failed statement (exit status 3 in a script)")
 	cmd.Flags().StringVar(&password, "password", "", "password, for a server started with --password-file (default $PGPASSWORD)")
 	cmd.Flags().StringVar(&sslMode, "sslmode", "", "TLS as libpq's sslmode: disable, allow, prefer, require, verify-ca, verify-full (default $PGSSLMODE, else prefer)")
 	cmd.Flags().StringVar(&rootCert, "sslrootcert", "", "certificate authority (PEM) that verify-ca and verify-full check the server's certificate against (default $PGSSLROOTCERT)")
 	return cmd
+}
+
+// parseSQLVars reads the NAME=VALUE of each -v (psql's --set) and returns
+// ON_ERROR_STOP's value, the only variable `strata sql` knows.
+func parseSQLVars(vars []string) (onErrorStop bool, err error) {
+	for _, v := range vars {
+		name, value, _ := strings.Cut(v, "=")
+		if onErrorStop, err = setVariable(name, value); err != nil {
+			return false, fmt.Errorf("-v %s: %w", v, err)
+		}
+	}
+	return onErrorStop, nil
+}
+
+// setVariable returns the value that setting the variable name to value
+// gives ON_ERROR_STOP; any other name is an error.
+func setVariable(name, value string) (bool, error) {
+	if name != "ON_ERROR_STOP" {
+		return false, fmt.Errorf("strata sql knows only the variable ON_ERROR_STOP, not %q", name)
+	}
+	b, ok := parseBool(value)
+	if !ok {
+		return false, fmt.Errorf("unrecognized value %q for \"ON_ERROR_STOP\": Boolean expected", value)
+	}
+	return b, nil
+}
+
+// parseBool reads a boolean as psql's ParseVariableBool does: any case,
+// a prefix of true, false, yes or no, on or off (two letters at least),
+// 1 or 0. ok is false for anything else.
+func parseBool(v string) (b, ok bool) {
+	l := strings.ToLower(strings.TrimSpace(v))
+	switch {
+	case l == "":
+		return false, false
+	case l == "1", strings.HasPrefix("true", l), strings.HasPrefix("yes", l), len(l) >= 2 && strings.HasPrefix("on", l):
+		return true, true
+	case l == "0", strings.HasPrefix("false", l), strings.HasPrefix("no", l), len(l) >= 2 && strings.HasPrefix("off", l):
+		return false, true
+	}
+	return false, false
 }
 
 // sqlAction is one -c or -f of `strata sql`, in command-line order.
@@ -160,149 +244,249 @@ func (f *actionFlag) Set(v string) error {
 
 func (f *actionFlag) Type() string { return "string" }
 
-// runActions runs each -c and -f in order, as psql does: an action that
-// fails prints its error and the next one runs; the command's result is
-// the last action's (psql's exit status is the last one's too). A -c
-// that reaches \q (or quit, exit) ends the run; in a -f it ends that
-// file, as psql's \q in a script does.
-func runActions(ctx context.Context, conn *pgconn.PgConn, actions []sqlAction, out io.Writer) error {
-	var last error
-	for i, a := range actions {
-		if i > 0 && last != nil {
-			var sf errScriptFailed
-			if !errors.As(last, &sf) {
-				printError(out, last) // a script printed its own
-			}
+// sqlSession is the connection of one `strata sql` and where it prints.
+type sqlSession struct {
+	conn        *pgconn.PgConn
+	out         io.Writer // results
+	errOut      io.Writer // errors and notices, psql's standard error
+	onErrorStop bool      // psql's ON_ERROR_STOP: a failed statement stops the run
+	query       string    // the text being run, in which a notice's position counts
+}
+
+// notice prints a NoticeResponse when it arrives, as psql does
+// (messageText); pgconn calls it while it reads a statement's results.
+func (s *sqlSession) notice(_ *pgconn.PgConn, n *pgconn.Notice) {
+	fmt.Fprintln(s.errOut, messageText((*pgconn.PgError)(n), s.query, false))
+}
+
+// exec sends text, prints its results and, when it fails, its error. ok
+// tells whether it succeeded; lost, whether the connection is gone (psql
+// then ends a run that is not interactive with status 2).
+func (s *sqlSession) exec(ctx context.Context, text string) (ok, lost bool) {
+	s.query = text
+	err := runSQL(ctx, s.conn, text, s.out)
+	s.query = ""
+	if err == nil {
+		return true, false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		printError(s.errOut, err)
+	} else { // the client's own, such as a broken connection: no ERROR: of the server's
+		fmt.Fprintln(s.errOut, "strata:", err)
+	}
+	if s.conn.IsClosed() {
+		fmt.Fprintln(s.errOut, "strata: the connection to the server was lost")
+		return false, true
+	}
+	return false, false
+}
+
+// meta runs one backslash command (from its backslash to the end of its
+// line) and reports as exec does. \set and \unset set ON_ERROR_STOP; an
+// unknown command fails with psql's "invalid command".
+func (s *sqlSession) meta(ctx context.Context, line string) (ok, lost bool) {
+	f := strings.Fields(line)
+	switch f[0] {
+	case `\set`, `\unset`:
+		if len(f) < 2 {
+			fmt.Fprintf(s.errOut, "%s: missing required argument\n", f[0])
+			return false, false
 		}
+		value := "off" // \unset of a boolean, as psql's substitute hook
+		if f[0] == `\set` {
+			value = strings.Join(f[2:], "")
+		}
+		b, err := setVariable(f[1], value)
+		if err != nil {
+			fmt.Fprintf(s.errOut, "%s: %v\n", f[0], err)
+			return false, false
+		}
+		s.onErrorStop = b
+		return true, false
+	}
+	q, known := metaCommand(line)
+	if !known {
+		fmt.Fprintf(s.errOut, "invalid command %s\n", f[0])
+		return false, false
+	}
+	return s.exec(ctx, q)
+}
+
+// runActions runs each -c and -f in order, as psql does, and returns the
+// run's exit status: the last action's (exitOK, or exitFailure for a -c
+// that failed or a -f that could not be read), unless a lost connection
+// (exitBadConn) or ON_ERROR_STOP (exitUser in a -f, exitFailure in a -c)
+// stopped the run earlier. A -c that reaches \q (or quit, exit) ends the
+// run; in a -f it ends that file.
+func (s *sqlSession) runActions(ctx context.Context, actions []sqlAction) int {
+	status := exitOK
+	for _, a := range actions {
+		quit := false
 		if a.file {
 			b, err := os.ReadFile(a.text)
 			if err != nil {
-				last = err
-				continue
+				fmt.Fprintln(s.errOut, "strata:", err)
+				status = exitFailure
+			} else {
+				status, _ = s.runScript(ctx, string(b))
 			}
-			last = runScript(ctx, conn, string(b), out)
-			continue
+		} else {
+			status, quit = s.runCommand(ctx, a.text)
 		}
-		var quit bool
-		quit, last = runCommand(ctx, conn, a.text, out)
-		if quit {
-			return last
+		if quit || status == exitBadConn || status != exitOK && s.onErrorStop {
+			return status
 		}
 	}
-	return last
+	return status
 }
 
-// runCommand runs the text of one -c. Text that is all SQL goes to the
-// server whole, as psql's -c sends it: its statements run until the
-// first that fails. Text with lines that are backslash commands, \q,
-// quit or exit (splitScript) runs piece by piece: the SQL between two
-// such lines goes whole, each command runs in turn, and \q ends the
-// text and reports quit. The first error ends the text.
+// runCommand runs the text of one -c and returns its status (exitOK,
+// exitFailure, exitBadConn) and whether \q (quit, exit) ended it. Text
+// without backslash commands on lines of their own (scanScript with
+// lineStart) goes to the server whole, as psql's -c sends it: its
+// statements run until the first that fails. Else the SQL between two
+// such lines goes whole, and each command runs in turn; \q ends the text,
+// and the first error ends it too.
 //
 // This goes beyond psql, whose -c is either all SQL, sent as it is, or
 // one backslash command: there a \q on a later line is a syntax error of
 // the server's. Strata's -c reads such lines as its scripts do.
-func runCommand(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) (quit bool, err error) {
-	parts := splitScript(text)
-	if !slices.ContainsFunc(parts, func(p scriptPart) bool { return p.sql == "" }) {
-		return false, runSQL(ctx, conn, text, out)
+func (s *sqlSession) runCommand(ctx context.Context, text string) (status int, quit bool) {
+	items := scanScript(text, true)
+	if !slices.ContainsFunc(items, func(it scriptItem) bool { return it.sql == "" }) {
+		items = []scriptItem{{sql: text}}
 	}
-	var sql strings.Builder
-	send := func() error {
-		q := sql.String()
-		sql.Reset()
-		if strings.TrimSpace(q) == "" {
-			return nil
+	for i := 0; i < len(items); i++ {
+		it := items[i]
+		var ok, lost bool
+		switch {
+		case it.quit:
+			return exitOK, true
+		case it.meta != "":
+			ok, lost = s.meta(ctx, it.meta)
+		default:
+			sql := it.sql
+			if j := i; j+1 < len(items) && items[j+1].sql != "" {
+				for j+1 < len(items) && items[j+1].sql != "" {
+					j++
+				}
+				sql, i = text[it.start:items[j].end], j
+			}
+			ok, lost = s.exec(ctx, sql)
 		}
-		return runSQL(ctx, conn, q, out)
+		switch {
+		case lost:
+			return exitBadConn, false
+		case !ok:
+			return exitFailure, false
+		}
 	}
-	for _, p := range parts {
-		if p.sql != "" {
-			sql.WriteString(p.sql)
-			continue
+	return exitOK, false
+}
+
+// runScript runs a script (-f, standard input) piece by piece, as psql
+// does: each statement is sent alone and its error printed, and the
+// script goes on, unless ON_ERROR_STOP is on. It returns the script's
+// status (exitOK; exitUser when ON_ERROR_STOP stopped it; exitBadConn)
+// and whether \q (quit, exit) ended it.
+func (s *sqlSession) runScript(ctx context.Context, text string) (status int, quit bool) {
+	for _, it := range scanScript(text, false) {
+		var ok, lost bool
+		switch {
+		case it.quit:
+			return exitOK, true
+		case it.meta != "":
+			ok, lost = s.meta(ctx, it.meta)
+		default:
+			ok, lost = s.exec(ctx, it.sql)
 		}
-		if err := send(); err != nil {
-			return false, err
-		}
-		if p.quit {
-			return true, nil
-		}
-		if err := runSQL(ctx, conn, p.meta, out); err != nil {
-			return false, err
+		switch {
+		case lost:
+			return exitBadConn, false
+		case !ok && s.onErrorStop:
+			return exitUser, false
 		}
 	}
-	return false, send()
+	return exitOK, false
 }
 
 // interactive reads statements from a terminal with line editing and
-// history (readline), sending each complete statement (ended by ';').
-func interactive(ctx context.Context, conn *pgconn.PgConn, in *os.File, out io.Writer) error {
+// history (readline) and runs them (terminal). It returns the session's
+// status: exitOK, or exitBadConn when the connection was lost.
+func (s *sqlSession) interactive(ctx context.Context, in *os.File) (int, error) {
 	home, _ := os.UserHomeDir()
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:      "dev=> ",
 		HistoryFile: filepath.Join(home, ".strata_sql_history"),
 		Stdin:       in,
-		Stdout:      out,
+		Stdout:      s.out,
+		Stderr:      s.errOut,
 	})
 	if err != nil {
-		return err
+		return exitFailure, err
 	}
 	defer rl.Close()
-	var buf strings.Builder
-	for {
-		if buf.Len() == 0 {
-			rl.SetPrompt("dev=> ")
-		} else {
-			rl.SetPrompt("dev-> ")
-		}
-		line, err := rl.Readline()
-		if errors.Is(err, readline.ErrInterrupt) {
-			buf.Reset()
-			continue
-		}
-		if err != nil { // io.EOF: Ctrl-D
-			fmt.Fprintln(out)
-			return nil
-		}
-		if buf.Len() == 0 && isQuit(line) {
-			return nil
-		}
-		if q, ok := metaCommand(line); ok && buf.Len() == 0 {
-			if err := runSQL(ctx, conn, q, out); err != nil {
-				printError(out, err)
-			}
-			continue
-		}
-		buf.WriteString(line)
-		buf.WriteByte('\n')
-		if complete(buf.String()) {
-			if err := runSQL(ctx, conn, buf.String(), out); err != nil {
-				printError(out, err)
-			}
-			buf.Reset()
-		}
-	}
+	return s.terminal(ctx, func(prompt string) (string, error) {
+		rl.SetPrompt(prompt)
+		return rl.Readline()
+	}), nil
 }
 
-// complete reports whether text ends with a statement terminator outside
-// quotes and comments (Strata's own parser decides).
-func complete(text string) bool {
-	t := strings.TrimSpace(text)
-	if !strings.HasSuffix(t, ";") {
-		return false
+// terminal runs the lines that readLine returns, each read after its
+// prompt ("dev=> ", or "dev-> " while a statement is not ended): a
+// statement runs once its ';' is typed, a backslash command at the end of
+// its line (scanScript). A statement cut by a command runs before it, as
+// in a script, but \q (or quit, exit) leaves without sending one, as psql
+// at a terminal does. readline.ErrInterrupt (Ctrl-C) drops the statement
+// being typed; any other error (io.EOF: Ctrl-D) ends the session. It
+// returns exitOK, or exitBadConn when the connection was lost; a failed
+// statement does not change it.
+func (s *sqlSession) terminal(ctx context.Context, readLine func(prompt string) (string, error)) int {
+	pending := "" // a statement not yet ended, from its first line
+	for {
+		prompt := "dev=> "
+		if pending != "" {
+			prompt = "dev-> "
+		}
+		line, err := readLine(prompt)
+		if errors.Is(err, readline.ErrInterrupt) {
+			pending = ""
+			continue
+		}
+		if err != nil {
+			fmt.Fprintln(s.out)
+			return exitOK
+		}
+		text := pending + line + "\n"
+		items := scanScript(text, false)
+		pending = ""
+		if n := len(items); n > 0 && items[n-1].sql != "" && !items[n-1].ended {
+			pending = text[items[n-1].start:]
+			items = items[:n-1]
+		}
+		for i, it := range items {
+			var lost bool
+			switch {
+			case it.quit:
+				return exitOK
+			case it.meta != "":
+				_, lost = s.meta(ctx, it.meta)
+			case !it.ended && items[i+1].quit:
+				// psql at a terminal leaves without sending it.
+			default:
+				_, lost = s.exec(ctx, it.sql)
+			}
+			if lost {
+				return exitBadConn
+			}
+		}
 	}
-	_, err := ddl.Parse(t)
-	var pe interface{ Error() string }
-	// An unterminated string or comment is a syntax error at the end;
-	// anything else is complete enough to send.
-	if err != nil && errors.As(err, &pe) && strings.Contains(err.Error(), "unterminated") {
-		return false
-	}
-	return true
 }
 
 // metaCommand turns psql's most used backslash commands into Strata's
-// statements: \dt, \dm (\dv), \d NAME, \l and \dn.
+// statements: \dt, \dm (\dv), \d NAME and \d. line is the command from
+// its backslash.
 func metaCommand(line string) (string, bool) {
 	f := strings.Fields(strings.TrimSpace(line))
 	if len(f) == 0 || !strings.HasPrefix(f[0], `\`) {
@@ -321,16 +505,147 @@ func metaCommand(line string) (string, bool) {
 	return "", false
 }
 
-// printError prints a statement's error as psql does: its severity
-// ("ERROR:  ..."), and for an error that has a position in the text sent
-// (queryError), that line and a caret under the position.
-func printError(out io.Writer, err error) {
+// scriptItem is one piece of a script or of a -c's text (scanScript): a
+// statement, a backslash command, or the end.
+type scriptItem struct {
+	sql   string // a statement, from its first character to its ';' or to where a command or the end of the text cut it
+	ended bool   // with sql: ended by its ';'
+	meta  string // a backslash command, from its backslash to the end of its line, blanks trimmed
+	quit  bool   // \q (\quit), or quit or exit on a line of its own: nothing after it runs
+	// start and end are the bytes of the text scanned that sql or meta span.
+	start, end int
+}
+
+// scanScript cuts text into statements and backslash commands, as psql's
+// lexer (psqlscan.l) does. A statement starts at its first character that
+// is neither a blank nor in a -- comment, and ends at a ';' outside
+// quotes, comments and parentheses. Quotes are '...', E'...', "..." and
+// $tag$...$tag$ (pglex's rules); comments are -- to the end of the line
+// and /* */, nested. A backslash outside quotes and comments starts a
+// command that runs to the end of its line; a statement it cuts, not
+// ended by ';', comes before it. (psql would keep that text and send it
+// at the next ';' or at the end of the input, after the command; for \q,
+// the one command that ends a script, both send it before leaving, and
+// for the others sending it first keeps the order the lines were written
+// in.) With lineStart (a -c's text) a backslash starts a command only
+// where it is the first character of its line that is not a blank, and is
+// SQL elsewhere. quit or exit on a line of its own (isQuitWord) where no
+// statement is pending ends the text, as \q does; nothing after the end
+// is returned. A lone ';' is dropped.
+func scanScript(text string, lineStart bool) []scriptItem {
+	var items []scriptItem
+	start, depth := -1, 0 // the pending statement's first byte (-1: none), its depth in parentheses
+	cut := func(end int, ended bool) {
+		if start >= 0 && text[start:end] != ";" {
+			items = append(items, scriptItem{sql: text[start:end], ended: ended, start: start, end: end})
+		}
+		start, depth = -1, 0
+	}
+	lineEnd := func(i int) int {
+		if j := strings.IndexByte(text[i:], '\n'); j >= 0 {
+			return i + j
+		}
+		return len(text)
+	}
+	bol := true // nothing but blanks since the start of the line
+	for i := 0; i < len(text); {
+		c := text[i]
+		if start < 0 && (i == 0 || text[i-1] == '\n') && isQuitWord(text[i:lineEnd(i)]) {
+			return append(items, scriptItem{quit: true, start: i, end: lineEnd(i)})
+		}
+		switch {
+		case c == '\n':
+			bol = true
+			i++
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v':
+			i++
+			continue
+		case c == '-' && strings.HasPrefix(text[i:], "--"):
+			i = lineEnd(i)
+			continue
+		case c == '\\' && (bol || !lineStart):
+			cut(i, false)
+			e := lineEnd(i)
+			meta := strings.TrimSpace(text[i:e])
+			if f := strings.Fields(meta)[0]; f == `\q` || f == `\quit` {
+				return append(items, scriptItem{quit: true, start: i, end: e})
+			}
+			items = append(items, scriptItem{meta: meta, start: i, end: e})
+			i = e
+			continue
+		}
+		bol = false
+		if start < 0 {
+			start = i
+		}
+		switch {
+		case c == '/' && strings.HasPrefix(text[i:], "/*"):
+			i = blockCommentEnd(text, i)
+		case c == '\'':
+			escapes := i > 0 && (text[i-1] == 'E' || text[i-1] == 'e') && (i < 2 || !pglex.IsIdentChar(text[i-2]))
+			i, _ = pglex.ScanQuoted(text, i+1, '\'', escapes, nil)
+		case c == '"':
+			i, _ = pglex.ScanQuoted(text, i+1, '"', false, nil)
+		case c == '$' && (i == 0 || !pglex.IsIdentChar(text[i-1])):
+			if tag, end, _ := pglex.DollarQuoted(text[i:]); tag != "" {
+				i += end
+			} else {
+				i++
+			}
+		case c == '(':
+			depth++
+			i++
+		case c == ')':
+			depth = max(depth-1, 0)
+			i++
+		case c == ';' && depth == 0:
+			cut(i+1, true)
+			i++
+		case pglex.IsIdentStart(c):
+			for i < len(text) && pglex.IsIdentChar(text[i]) {
+				i++
+			}
+		default:
+			i++
+		}
+	}
+	cut(len(text), false)
+	return items
+}
+
+// blockCommentEnd returns the index just past the /* */ comment that
+// starts at text[i], nested comments included, or len(text) when it is
+// not closed.
+func blockCommentEnd(text string, i int) int {
+	depth := 0
+	for i < len(text) {
+		switch {
+		case strings.HasPrefix(text[i:], "/*"):
+			depth++
+			i += 2
+		case strings.HasPrefix(text[i:], "*/"):
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return len(text)
+}
+
+// printError prints a statement's error as psql does (errorText), its
+// position counted in the text sent for a queryError.
+func printError(w io.Writer, err error) {
 	var qe *queryError
 	if errors.As(err, &qe) {
-		fmt.Fprintln(out, qe.Error())
+		fmt.Fprintln(w, qe.Error())
 		return
 	}
-	fmt.Fprintln(out, errorText(err, ""))
+	fmt.Fprintln(w, errorText(err, ""))
 }
 
 // queryError is the error of a statement with the text that was sent for
@@ -346,28 +661,49 @@ func (e *queryError) Error() string { return errorText(e.err, e.query) }
 
 func (e *queryError) Unwrap() error { return e.err }
 
-// errorText renders err as psql does: "SEVERITY:  message (SQLSTATE
-// code)", then, when err has a position in query, the line that holds it
-// and a caret (positionLines).
+// errorText renders err as psql does (messageText) when it is the
+// server's (*pgconn.PgError) or Strata's parser's (*sqlerr.Error); any
+// other error is "ERROR:  " and its text.
 func errorText(err error, query string) string {
 	var pe *pgconn.PgError
 	var se *sqlerr.Error
-	var head string
-	pos := 0
 	switch {
 	case errors.As(err, &pe):
-		head = fmt.Sprintf("%s:  %s (SQLSTATE %s)", pe.Severity, pe.Message, pe.Code)
-		pos = int(pe.Position)
+		return messageText(pe, query, true)
 	case errors.As(err, &se):
-		head = fmt.Sprintf("ERROR:  %s (SQLSTATE %s)", se.Message, se.Code)
-		pos = se.Position
-	default:
-		return "ERROR:  " + err.Error()
+		return messageText(&pgconn.PgError{Severity: "ERROR", Code: se.Code, Message: se.Message,
+			Position: int32(se.Position), Detail: se.Detail, Hint: se.Hint}, query, true)
 	}
-	if lines := positionLines(query, pos); lines != "" {
-		return head + "\n" + lines
+	return "ERROR:  " + err.Error()
+}
+
+// messageText renders an ErrorResponse (isError) or a NoticeResponse as
+// psql does at its default verbosity (libpq's pqBuildErrorMessage3):
+// "SEVERITY:  message", then, when the message has a position in query,
+// the line that holds it and a caret (positionLines), then "DETAIL:  "
+// and "HINT:  " lines for the fields that are set. An error adds
+// " (SQLSTATE code)" to its first line, which psql shows only in its
+// verbose mode, and its "CONTEXT:  " (psql's SHOW_CONTEXT shows it for
+// errors only), all without a last newline.
+func messageText(pe *pgconn.PgError, query string, isError bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:  %s", pe.Severity, pe.Message)
+	if isError {
+		fmt.Fprintf(&b, " (SQLSTATE %s)", pe.Code)
 	}
-	return head
+	if lines := positionLines(query, int(pe.Position)); lines != "" {
+		b.WriteString("\n" + lines)
+	}
+	fields := []struct{ label, text string }{{"DETAIL", pe.Detail}, {"HINT", pe.Hint}}
+	if isError {
+		fields = append(fields, struct{ label, text string }{"CONTEXT", pe.Where})
+	}
+	for _, f := range fields {
+		if f.text != "" {
+			fmt.Fprintf(&b, "\n%s:  %s", f.label, f.text)
+		}
+	}
+	return b.String()
 }
 
 // Widths of psql's error-position display (libpq's reportErrorPosition).
@@ -452,96 +788,6 @@ func runeColumns(r rune) int {
 		return 2
 	}
 	return 1
-}
-
-// errScriptFailed is what a script with failed statements returns, after
-// printing each error, so that the command exits 1 without printing the
-// first one again.
-type errScriptFailed struct{ failed int }
-
-func (e errScriptFailed) Error() string { return fmt.Sprintf("%d statement(s) failed", e.failed) }
-
-// runScript runs a script statement by statement, as psql -f does:
-// backslash commands on their own lines, and an error reported without
-// stopping the script; \q, quit or exit ends it. It returns
-// errScriptFailed when a statement failed.
-func runScript(ctx context.Context, conn *pgconn.PgConn, text string, out io.Writer) error {
-	failed := 0
-	report := func(err error) {
-		if err != nil {
-			printError(out, err)
-			failed++
-		}
-	}
-parts:
-	for _, p := range splitScript(text) {
-		switch {
-		case p.quit:
-			break parts
-		case p.sql == "":
-			report(runSQL(ctx, conn, p.meta, out))
-		default:
-			stmts, err := ddl.Parse(p.sql)
-			if err != nil {
-				report(&queryError{query: p.sql, err: err})
-				continue
-			}
-			for _, st := range stmts {
-				report(runSQL(ctx, conn, st.Text(), out))
-			}
-		}
-	}
-	if failed > 0 {
-		return errScriptFailed{failed}
-	}
-	return nil
-}
-
-// scriptPart is one piece of a script or of a -c's text (splitScript):
-// SQL, a backslash command, or the end.
-type scriptPart struct {
-	sql  string // SQL lines as written, each ended by a newline; "" for the others
-	meta string // with sql "": the statement of a backslash command (metaCommand)
-	quit bool   // with sql "": \q, quit or exit, after which nothing runs
-}
-
-// splitScript cuts text at its lines into SQL and the lines that are
-// backslash commands (metaCommand) or \q, quit and exit (isQuit). Such a
-// line counts only where a statement starts, after nothing but blanks
-// since the last complete statement (complete), so that the same words
-// inside a statement or a string stay SQL; the SQL is cut after each
-// complete statement, so that a script can report each one's error and
-// go on. Blank SQL between two commands is dropped. The parts after a
-// quit are not returned.
-func splitScript(text string) []scriptPart {
-	var parts []scriptPart
-	var buf strings.Builder
-	flush := func() {
-		if strings.TrimSpace(buf.String()) != "" {
-			parts = append(parts, scriptPart{sql: buf.String()})
-		}
-		buf.Reset()
-	}
-	for _, line := range strings.Split(text, "\n") {
-		if strings.TrimSpace(buf.String()) == "" {
-			if isQuit(line) {
-				flush()
-				return append(parts, scriptPart{quit: true})
-			}
-			if q, ok := metaCommand(line); ok {
-				flush()
-				parts = append(parts, scriptPart{meta: q})
-				continue
-			}
-		}
-		buf.WriteString(line)
-		buf.WriteByte('\n')
-		if complete(buf.String()) {
-			flush()
-		}
-	}
-	flush()
-	return parts
 }
 
 // runSQL sends text with the simple query protocol and prints every
