@@ -464,7 +464,16 @@ type compaction struct {
 	done  chan struct{}
 	after []manifest.DataFile
 	err   error
+	// urgent is closed when a prepare waits for the compaction (its
+	// bucket is at the stop trigger): one still waiting for a slot then
+	// starts without one.
+	urgent     chan struct{}
+	urgentOnce sync.Once
 }
+
+// hurry lets c start without a slot of compactionSlots if it has not
+// started yet.
+func (c *compaction) hurry() { c.urgentOnce.Do(func() { close(c.urgent) }) }
 
 // compactionSlots bounds the background compactions that rewrite at once
 // in this process, over all tables: GOMAXPROCS/2, at least one, as
@@ -474,17 +483,28 @@ type compaction struct {
 // core from the jobs for as long as they run, and every job's epoch waits
 // behind them. A compaction waiting for a slot is still its bucket's
 // compaction in flight: the bucket's prepares go on without it up to the
-// stop trigger (finishCompaction).
+// stop trigger (finishCompaction), and when a prepare must wait for it
+// there, it starts at once without a slot (compaction.hurry), so that a
+// bucket at the stop trigger never waits behind another table's
+// compaction, as RocksDB lets compactions exceed their bound under write
+// stalls.
 var compactionSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 
 // compactionsRunning and compactionsPeak count the background
-// compactions rewriting now and at most at once (BackgroundCompactions).
-var compactionsRunning, compactionsPeak atomic.Int64
+// compactions rewriting in a slot now and at most at once, and
+// compactionsHurried those that started without one
+// (BackgroundCompactions).
+var compactionsRunning, compactionsPeak, compactionsHurried atomic.Int64
 
-// acquireCompactionSlot waits for a slot of compactionSlots and returns
-// its release.
-func acquireCompactionSlot() (release func()) {
-	compactionSlots <- struct{}{}
+// acquireCompactionSlot waits for a slot of compactionSlots, or until
+// urgent is closed, and returns the slot's release.
+func acquireCompactionSlot(urgent <-chan struct{}) (release func()) {
+	select {
+	case compactionSlots <- struct{}{}:
+	case <-urgent:
+		compactionsHurried.Add(1)
+		return func() {}
+	}
 	n := compactionsRunning.Add(1)
 	for {
 		p := compactionsPeak.Load()
@@ -499,22 +519,23 @@ func acquireCompactionSlot() (release func()) {
 }
 
 // BackgroundCompactions returns how many background compactions are
-// rewriting now, the most that ever rewrote at once in this process, and
-// the bound on both (GOMAXPROCS/2, at least 1).
-func BackgroundCompactions() (running, peak, bound int) {
-	return int(compactionsRunning.Load()), int(compactionsPeak.Load()), cap(compactionSlots)
+// rewriting in a slot now, the most that ever did at once in this
+// process, the bound on both (GOMAXPROCS/2, at least 1), and how many
+// started without a slot because a prepare waited for them.
+func BackgroundCompactions() (running, peak, bound, hurried int) {
+	return int(compactionsRunning.Load()), int(compactionsPeak.Load()), cap(compactionSlots), int(compactionsHurried.Load())
 }
 
 // startCompaction rewrites unit u of bucket b on a goroutine of its own,
 // with a merge function of its own (b.f serves the bucket's lookups); it
 // reads only immutable files and the store, and writes only new files.
 func (w *Writer) startCompaction(b *bucket, u mergetree.Unit) *compaction {
-	c := &compaction{unit: u, done: make(chan struct{})}
+	c := &compaction{unit: u, done: make(chan struct{}), urgent: make(chan struct{})}
 	f := mergetree.NewFunc(w.sc, w.opts)
 	st, sc, id, rows := w.st, w.sc, b.id, w.opts.TargetFileRows
 	go func() {
 		defer close(c.done)
-		release := acquireCompactionSlot()
+		release := acquireCompactionSlot(c.urgent)
 		defer release()
 		c.after, c.err = compact.RewriteKeep(st, sc, f, id, u, rows)
 	}()
@@ -532,6 +553,7 @@ func (w *Writer) finishCompaction(b *bucket, ch *commit.BucketChange) error {
 		return nil
 	}
 	if len(mergetree.Runs(b.files)) > w.opts.RunCountTrigger+stopTriggerExtra {
+		c.hurry()
 		<-c.done
 	}
 	select {
@@ -568,6 +590,7 @@ func (w *Writer) SetAsyncCompaction(on bool) { w.async = on }
 func (w *Writer) WaitCompaction() {
 	for _, b := range w.buckets {
 		if b.compacting != nil {
+			b.compacting.hurry()
 			<-b.compacting.done
 		}
 	}
