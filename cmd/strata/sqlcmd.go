@@ -359,23 +359,18 @@ func (s *sqlSession) runCommand(ctx context.Context, text string) (status int, q
 	}
 	for i := 0; i < len(items); i++ {
 		it := items[i]
-		var ok, lost bool
-		switch {
-		case it.quit:
-			return exitOK, true
-		case it.meta != "":
-			ok, lost = s.meta(ctx, it.meta)
-		default:
-			sql := it.sql
-			if j := i; j+1 < len(items) && items[j+1].sql != "" {
-				for j+1 < len(items) && items[j+1].sql != "" {
-					j++
-				}
-				sql, i = text[it.start:items[j].end], j
+		sql := it.sql
+		if sql != "" && i+1 < len(items) && items[i+1].sql != "" {
+			j := i
+			for j+1 < len(items) && items[j+1].sql != "" {
+				j++
 			}
-			ok, lost = s.exec(ctx, sql)
+			sql, i = text[it.start:items[j].end], j
 		}
+		ok, lost, quit := s.runItem(ctx, it, sql)
 		switch {
+		case quit:
+			return exitOK, true
 		case lost:
 			return exitBadConn, false
 		case !ok:
@@ -385,6 +380,22 @@ func (s *sqlSession) runCommand(ctx context.Context, text string) (status int, q
 	return exitOK, false
 }
 
+// runItem runs one piece of a script: sql for a statement (the piece's
+// own text, or a run of statements sent together), the backslash
+// command, or \q, which runs nothing. It reports whether the piece
+// succeeded, whether the connection was lost, and whether it was \q.
+func (s *sqlSession) runItem(ctx context.Context, it scriptItem, sql string) (ok, lost, quit bool) {
+	switch {
+	case it.quit:
+		return true, false, true
+	case it.meta != "":
+		ok, lost = s.meta(ctx, it.meta)
+	default:
+		ok, lost = s.exec(ctx, sql)
+	}
+	return ok, lost, false
+}
+
 // runScript runs a script (-f, standard input) piece by piece, as psql
 // does: each statement is sent alone and its error printed, and the
 // script goes on, unless ON_ERROR_STOP is on. It returns the script's
@@ -392,16 +403,10 @@ func (s *sqlSession) runCommand(ctx context.Context, text string) (status int, q
 // and whether \q (quit, exit) ended it.
 func (s *sqlSession) runScript(ctx context.Context, text string) (status int, quit bool) {
 	for _, it := range scanScript(text, false) {
-		var ok, lost bool
+		ok, lost, quit := s.runItem(ctx, it, it.sql)
 		switch {
-		case it.quit:
+		case quit:
 			return exitOK, true
-		case it.meta != "":
-			ok, lost = s.meta(ctx, it.meta)
-		default:
-			ok, lost = s.exec(ctx, it.sql)
-		}
-		switch {
 		case lost:
 			return exitBadConn, false
 		case !ok && s.onErrorStop:
@@ -466,18 +471,14 @@ func (s *sqlSession) terminal(ctx context.Context, readLine func(prompt string) 
 			items = items[:n-1]
 		}
 		for i, it := range items {
-			var lost bool
-			switch {
-			case it.quit:
-				return exitOK
-			case it.meta != "":
-				_, lost = s.meta(ctx, it.meta)
-			case !it.ended && items[i+1].quit:
-				// psql at a terminal leaves without sending it.
-			default:
-				_, lost = s.exec(ctx, it.sql)
+			if it.sql != "" && !it.ended && items[i+1].quit {
+				continue // psql at a terminal leaves without sending it
 			}
-			if lost {
+			_, lost, quit := s.runItem(ctx, it, it.sql)
+			switch {
+			case quit:
+				return exitOK
+			case lost:
 				return exitBadConn
 			}
 		}
