@@ -82,6 +82,13 @@ func (c *Committer) Close() error {
 	return nil
 }
 
+// CommitsConcurrently implements operator.ConcurrentCommitter: CommitAll
+// touches the table's committer and the meta service, Prepare only the
+// writer, so a sink commits one checkpoint's epochs while it stages the
+// next (the writer and the committer of Paimon's Flink sink are separate
+// operators for the same reason).
+func (c *Committer) CommitsConcurrently() bool { return true }
+
 // Commit implements operator.Committer.
 func (c *Committer) Commit(subtask int, e base.Epoch, prepared []byte) error {
 	return c.CommitAll(subtask, []operator.PreparedEpoch{{Epoch: e, Prepared: prepared}})

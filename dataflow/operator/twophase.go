@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -46,6 +47,20 @@ type BatchCommitter interface {
 	CommitAll(subtask int, epochs []PreparedEpoch) error
 }
 
+// ConcurrentCommitter is a BatchCommitter whose CommitAll may run on a
+// goroutine of its own while Prepare stages later epochs, as Flink runs a
+// sink's committer apart from its writer (the committer operator of
+// Paimon's Flink sink). A TwoPhaseCommitSink over one commits in the
+// background: the subtask goes on processing, snapshotting and
+// acknowledging checkpoints while an earlier checkpoint's epochs are
+// committed, instead of holding the next barrier behind the commit.
+type ConcurrentCommitter interface {
+	BatchCommitter
+	// CommitsConcurrently reports whether CommitAll may run concurrently
+	// with Prepare (never with another CommitAll).
+	CommitsConcurrently() bool
+}
+
 // TwoPhaseCommitSink is the exactly-once sink (Flink's
 // TwoPhaseCommitSinkFunction, with epochs as the unit of commit as in
 // DESIGN.md "The epoch protocol"):
@@ -62,6 +77,14 @@ type BatchCommitter interface {
 //     state (the restored checkpoint is complete, so it covers them all)
 //     and restores the open epoch's buffer.
 //
+// With a ConcurrentCommitter, NotifyComplete hands the epochs to a commit
+// goroutine and returns; they stay in prepared, and so in every snapshot,
+// until their commit has returned, so a checkpoint taken meanwhile
+// re-commits them after a restore (commits are idempotent). The goroutine
+// takes every epoch handed over while it was busy in its next CommitAll. A
+// failed commit fails the next call into the sink; Close waits for the
+// commit in flight.
+//
 // Invariant (commit-after-checkpoint): an epoch is committed only once a
 // checkpoint taken after its barrier is complete, so a replay after any
 // failure re-creates exactly the uncommitted epochs.
@@ -74,6 +97,32 @@ type TwoPhaseCommitSink struct {
 	// covered maps a checkpoint id to the number of prepared epochs (a
 	// prefix of prepared) it covers.
 	covered map[base.CheckpointID]int
+	// bg is the background commit, nil unless the committer is a
+	// ConcurrentCommitter that commits concurrently.
+	bg *backgroundCommit
+}
+
+// backgroundCommit is a TwoPhaseCommitSink's commit goroutine. handed is
+// how many epochs of the sink's prepared prefix it was given; the
+// goroutine returns one result per CommitAll on done.
+type backgroundCommit struct {
+	handed int
+	mu     sync.Mutex
+	queue  []PreparedEpoch
+	wake   chan struct{}
+	done   chan commitResult
+	stop   chan struct{}
+	exited chan struct{}
+	// inflight counts the epochs queued or being committed, as the
+	// subtask sees them (results not yet reaped).
+	inflight int
+}
+
+// commitResult is what one background CommitAll did: n epochs committed,
+// or err.
+type commitResult struct {
+	n   int
+	err error
 }
 
 type preparedEpoch struct {
@@ -86,6 +135,75 @@ func NewTwoPhaseCommitSink(c Committer) *TwoPhaseCommitSink {
 	return &TwoPhaseCommitSink{committer: c, covered: map[base.CheckpointID]int{}}
 }
 
+// startBackground starts the commit goroutine over bc.
+func (s *TwoPhaseCommitSink) startBackground(bc BatchCommitter) {
+	g := &backgroundCommit{wake: make(chan struct{}, 1), done: make(chan commitResult, 16),
+		stop: make(chan struct{}), exited: make(chan struct{})}
+	s.bg = g
+	subtask := s.ctx.Subtask
+	go func() {
+		defer close(g.exited)
+		for {
+			select {
+			case <-g.wake:
+			case <-g.stop:
+				return
+			}
+			g.mu.Lock()
+			batch := g.queue
+			g.queue = nil
+			g.mu.Unlock()
+			if len(batch) == 0 {
+				continue
+			}
+			err := bc.CommitAll(subtask, batch)
+			if err != nil {
+				err = fmt.Errorf("commit of epochs %d to %d: %w", batch[0].Epoch, batch[len(batch)-1].Epoch, err)
+			}
+			select {
+			case g.done <- commitResult{n: len(batch), err: err}:
+			case <-g.stop:
+				return
+			}
+			if err != nil {
+				return // the subtask fails at its next call; nothing more commits
+			}
+		}
+	}()
+}
+
+// reap takes the results of finished background commits: their epochs
+// leave prepared. With wait, it blocks until nothing is in flight.
+func (s *TwoPhaseCommitSink) reap(wait bool) error {
+	g := s.bg
+	if g == nil {
+		return nil
+	}
+	for g.inflight > 0 {
+		var r commitResult
+		if wait {
+			r = <-g.done
+		} else {
+			select {
+			case r = <-g.done:
+			default:
+				return nil
+			}
+		}
+		if r.err != nil {
+			g.inflight = 0
+			return fmt.Errorf("sink %s subtask %d: %w", s.ctx.Vertex, s.ctx.Subtask, r.err)
+		}
+		g.inflight -= r.n
+		g.handed -= r.n
+		s.prepared = slices.Delete(s.prepared, 0, r.n)
+		for cp, k := range s.covered {
+			s.covered[cp] = max(0, k-r.n)
+		}
+	}
+	return nil
+}
+
 const (
 	sinkPreparedState = "2pc-prepared"
 	sinkBufferState   = "2pc-buffer"
@@ -95,6 +213,9 @@ const (
 func (s *TwoPhaseCommitSink) Open(ctx *Context) error {
 	s.ctx = ctx
 	if ctx.Restored == 0 {
+		if cc, ok := s.committer.(ConcurrentCommitter); ok && cc.CommitsConcurrently() {
+			s.startBackground(cc)
+		}
 		return nil
 	}
 	b, ok, err := ctx.State.OperatorValue(sinkPreparedState).Get()
@@ -110,6 +231,9 @@ func (s *TwoPhaseCommitSink) Open(ctx *Context) error {
 		return fmt.Errorf("sink %s subtask %d: after restore: %w", ctx.Vertex, ctx.Subtask, err)
 	}
 	s.prepared = nil
+	if cc, ok := s.committer.(ConcurrentCommitter); ok && cc.CommitsConcurrently() {
+		s.startBackground(cc)
+	}
 	b, ok, err = ctx.State.OperatorValue(sinkBufferState).Get()
 	if err != nil || !ok {
 		return err
@@ -130,20 +254,38 @@ func (s *TwoPhaseCommitSink) Open(ctx *Context) error {
 // background compaction) is closed, so that nothing it started outlives
 // the subtask attempt.
 func (s *TwoPhaseCommitSink) Close() error {
-	if c, ok := s.committer.(io.Closer); ok {
-		return c.Close()
+	var err error
+	if g := s.bg; g != nil {
+		// The commit in flight ends first: one still running could race
+		// the next attempt's restore, which commits the same epochs.
+		err = s.reap(true)
+		close(g.stop)
+		<-g.exited
+		s.bg = nil
 	}
-	return nil
+	if c, ok := s.committer.(io.Closer); ok {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 // Process implements Operator.
 func (s *TwoPhaseCommitSink) Process(_ int, c *types.Chunk) error {
 	s.buffer = append(s.buffer, c)
-	return nil
+	return s.reap(false)
 }
+
+// Finish implements Operator: at the end of the stream the commits in
+// flight end before the subtask reports that it finished.
+func (s *TwoPhaseCommitSink) Finish() error { return s.reap(true) }
 
 // OnEpoch implements Operator: pre-commit of epoch e.
 func (s *TwoPhaseCommitSink) OnEpoch(e base.Epoch) error {
+	if err := s.reap(false); err != nil {
+		return err
+	}
 	desc, err := s.committer.Prepare(s.ctx.Subtask, e, s.buffer)
 	if err != nil {
 		return fmt.Errorf("sink %s subtask %d: prepare epoch %d: %w", s.ctx.Vertex, s.ctx.Subtask, e, err)
@@ -155,6 +297,9 @@ func (s *TwoPhaseCommitSink) OnEpoch(e base.Epoch) error {
 
 // Snapshot implements Operator.
 func (s *TwoPhaseCommitSink) Snapshot(id base.CheckpointID) error {
+	if err := s.reap(false); err != nil {
+		return err
+	}
 	s.covered[id] = len(s.prepared)
 	if err := s.ctx.State.OperatorValue(sinkPreparedState).Set(encodePrepared(s.prepared)); err != nil {
 		return err
@@ -169,12 +314,32 @@ func (s *TwoPhaseCommitSink) Snapshot(id base.CheckpointID) error {
 // NotifyComplete implements Operator: commit every epoch a checkpoint <= id
 // covers.
 func (s *TwoPhaseCommitSink) NotifyComplete(id base.CheckpointID) error {
+	if err := s.reap(false); err != nil {
+		return err
+	}
 	n := 0
 	for cp, k := range s.covered {
 		if cp <= id {
 			n = max(n, k)
 			delete(s.covered, cp)
 		}
+	}
+	if g := s.bg; g != nil {
+		if n <= g.handed {
+			return nil
+		}
+		g.mu.Lock()
+		for _, p := range s.prepared[g.handed:n] {
+			g.queue = append(g.queue, PreparedEpoch{Epoch: p.epoch, Prepared: p.desc})
+		}
+		g.mu.Unlock()
+		g.inflight += n - g.handed
+		g.handed = n
+		select {
+		case g.wake <- struct{}{}:
+		default:
+		}
+		return nil
 	}
 	if err := s.commit(s.prepared[:n]); err != nil {
 		return fmt.Errorf("sink %s subtask %d: %w", s.ctx.Vertex, s.ctx.Subtask, err)

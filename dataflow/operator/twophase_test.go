@@ -1,9 +1,13 @@
 package operator_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/state"
@@ -180,4 +184,123 @@ func TestTwoPhaseCommitSinkClosesItsCommitter(t *testing.T) {
 	if err := operator.NewTwoPhaseCommitSink(&fakeCommitter{}).Close(); err != nil {
 		t.Fatalf("Close of a sink whose committer has no Close: %v", err)
 	}
+}
+
+// gatedCommitter is a ConcurrentCommitter whose CommitAll waits for a
+// value on release (nil to commit, an error to fail) and reports each
+// call's epochs on started.
+type gatedCommitter struct {
+	fakeCommitter
+	started chan []base.Epoch
+	release chan error
+	mu      sync.Mutex
+}
+
+func (g *gatedCommitter) CommitsConcurrently() bool { return true }
+
+func (g *gatedCommitter) CommitAll(_ int, ps []operator.PreparedEpoch) error {
+	var es []base.Epoch
+	for _, p := range ps {
+		es = append(es, p.Epoch)
+	}
+	g.started <- es
+	if err := <-g.release; err != nil {
+		return err
+	}
+	g.mu.Lock()
+	for _, p := range ps {
+		g.committed = append(g.committed, string(p.Prepared))
+	}
+	g.mu.Unlock()
+	return nil
+}
+
+func (g *gatedCommitter) committedNow() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.committed...)
+}
+
+// With a ConcurrentCommitter, NotifyComplete returns while the commit
+// runs; a checkpoint taken meanwhile still holds the epochs in flight (a
+// restore from it re-commits them); epochs handed over while a commit is
+// busy go in the next CommitAll together; Close waits for the commit in
+// flight; and a failed commit fails the sink's next call.
+func TestTwoPhaseCommitSinkCommitsInTheBackground(t *testing.T) {
+	step := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := heap.New()
+	g := &gatedCommitter{started: make(chan []base.Epoch, 4), release: make(chan error)}
+	s := operator.NewTwoPhaseCommitSink(g)
+	step(s.Open(&operator.Context{Vertex: "sink", Parallelism: 1, State: state.NewStore(b, state.RangeOf(0, 1, 8), 8)}))
+	step(s.Process(0, rows(1)))
+	step(s.OnEpoch(1))
+	step(s.Snapshot(1)) // covers 1
+	step(s.NotifyComplete(1))
+	if got := <-g.started; fmt.Sprint(got) != "[1]" {
+		t.Fatalf("first CommitAll got epochs %v, want [1]", got)
+	}
+	// The commit of epoch 1 is held: the sink goes on.
+	step(s.Process(0, rows(2)))
+	step(s.OnEpoch(2))
+	step(s.Snapshot(2)) // covers 1, 2: epoch 1 is not committed yet
+	sn, err := b.Snapshot(2, nil)
+	step(err)
+	step(s.NotifyComplete(2))
+	step(s.OnEpoch(3))
+	step(s.Snapshot(3))
+	step(s.NotifyComplete(3))
+	if got := g.committedNow(); len(got) != 0 {
+		t.Fatalf("committed %v while the commit was held", got)
+	}
+	g.release <- nil // epoch 1 commits; 2 and 3 were handed over meanwhile
+	if got := <-g.started; fmt.Sprint(got) != "[2 3]" {
+		t.Fatalf("second CommitAll got epochs %v, want [2 3]", got)
+	}
+	done := make(chan error)
+	go func() { done <- s.Close() }()
+	select {
+	case err := <-done:
+		t.Fatalf("Close returned (%v) while a commit was in flight", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	g.release <- nil
+	step(<-done)
+	if want := []string{"epoch 1: 1 rows", "epoch 2: 2 rows", "epoch 3: 0 rows"}; !slices.Equal(g.committedNow(), want) {
+		t.Fatalf("committed %v, want %v", g.committedNow(), want)
+	}
+
+	// Checkpoint 2 was taken with epoch 1 in flight: a restore from it
+	// commits epochs 1 and 2 (the table's commit is idempotent).
+	rb, err := heap.Restore(sn.Handle, nil)
+	step(err)
+	f2 := &batchCommitter{}
+	s2 := operator.NewTwoPhaseCommitSink(f2)
+	step(s2.Open(&operator.Context{Vertex: "sink", Parallelism: 1, State: state.NewStore(rb, state.RangeOf(0, 1, 8), 8), Restored: 2}))
+	if want := "[[1 2]]"; fmt.Sprint(f2.calls) != want {
+		t.Fatalf("re-commit after restore: CommitAll calls %v, want %v", f2.calls, want)
+	}
+
+	// A failed background commit fails the next call.
+	g3 := &gatedCommitter{started: make(chan []base.Epoch, 4), release: make(chan error, 1)}
+	s3 := operator.NewTwoPhaseCommitSink(g3)
+	step(s3.Open(&operator.Context{Vertex: "sink", Parallelism: 1, State: state.NewStore(heap.New(), state.RangeOf(0, 1, 8), 8)}))
+	step(s3.OnEpoch(1))
+	step(s3.Snapshot(1))
+	g3.release <- errors.New("disk full")
+	step(s3.NotifyComplete(1))
+	<-g3.started
+	var failed error
+	for i := 0; i < 200 && failed == nil; i++ {
+		failed = s3.Process(0, rows(1))
+		time.Sleep(time.Millisecond)
+	}
+	if failed == nil || !strings.Contains(failed.Error(), "disk full") || !strings.Contains(failed.Error(), "epochs 1 to 1") {
+		t.Fatalf("call after a failed background commit: %v, want the commit's error", failed)
+	}
+	step(s3.Close())
 }
