@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/stratadb/strata/internal/base"
@@ -80,6 +81,12 @@ type Storage struct {
 	fs     FS
 	root   string
 	retain int
+	// mu guards known: the metadata of the completed checkpoints this
+	// storage committed, by id. Metadata is immutable once written, so
+	// retention after every checkpoint lists the directories but reads
+	// and parses only the metadata of checkpoints it did not commit.
+	mu    sync.Mutex
+	known map[base.CheckpointID]*Metadata
 }
 
 // NewStorage returns the storage under root keeping the newest retain
@@ -88,7 +95,7 @@ func NewStorage(fs FS, root string, retain int) *Storage {
 	if retain < 1 {
 		retain = 1
 	}
-	return &Storage{fs: fs, root: root, retain: retain}
+	return &Storage{fs: fs, root: root, retain: retain, known: map[base.CheckpointID]*Metadata{}}
 }
 
 // Root returns the root directory.
@@ -191,7 +198,22 @@ func (s *Storage) Commit(m *Metadata) error {
 	if err := s.fs.SyncDir(dir); err != nil {
 		return fmt.Errorf("checkpoint %d directory: %w", m.Checkpoint, err)
 	}
+	s.remember(m)
 	return nil
+}
+
+// remember caches m, a completed checkpoint's metadata.
+func (s *Storage) remember(m *Metadata) {
+	s.mu.Lock()
+	s.known[m.Checkpoint] = m
+	s.mu.Unlock()
+}
+
+// forget drops the cached metadata of checkpoint id.
+func (s *Storage) forget(id base.CheckpointID) {
+	s.mu.Lock()
+	delete(s.known, id)
+	s.mu.Unlock()
 }
 
 // Retain deletes completed checkpoints beyond the newest Retain and the
@@ -240,13 +262,25 @@ func (s *Storage) ids() ([]base.CheckpointID, error) {
 
 // Completed returns the metadata of every completed checkpoint, oldest
 // first. Directories without readable metadata are skipped.
-func (s *Storage) Completed() ([]*Metadata, error) {
+func (s *Storage) Completed() ([]*Metadata, error) { return s.completed(false) }
+
+// completed is Completed; with cached, the metadata of checkpoints this
+// storage committed is taken from memory instead of read again (for
+// retention; a restore reads what is on disk).
+func (s *Storage) completed(cached bool) ([]*Metadata, error) {
 	ids, err := s.ids()
 	if err != nil {
 		return nil, err
 	}
 	var out []*Metadata
 	for _, id := range ids {
+		s.mu.Lock()
+		known, ok := s.known[id]
+		s.mu.Unlock()
+		if ok && cached {
+			out = append(out, known)
+			continue
+		}
 		m, err := s.readMetadata(id)
 		if errors.Is(err, base.ErrNotFound) || errors.Is(err, base.ErrCorruption) {
 			continue
@@ -274,17 +308,19 @@ func (s *Storage) Latest() (*Metadata, error) {
 
 // Discard removes what an aborted checkpoint wrote.
 func (s *Storage) Discard(id base.CheckpointID) error {
+	s.forget(id)
 	return s.fs.RemoveAll(s.Dir(id))
 }
 
 // retention deletes completed checkpoints beyond the newest Retain, and
 // then unreferenced shared files.
 func (s *Storage) retention() error {
-	ms, err := s.Completed()
+	ms, err := s.completed(true)
 	if err != nil {
 		return err
 	}
 	for len(ms) > s.retain {
+		s.forget(ms[0].Checkpoint)
 		if err := s.fs.RemoveAll(s.Dir(ms[0].Checkpoint)); err != nil {
 			return err
 		}
@@ -328,6 +364,7 @@ func (s *Storage) Cleanup() error {
 			if !errors.Is(err, base.ErrNotFound) && !errors.Is(err, base.ErrCorruption) {
 				return err
 			}
+			s.forget(id)
 			if err := s.fs.RemoveAll(s.Dir(id)); err != nil {
 				return fmt.Errorf("checkpoint %d orphan: %w", id, err)
 			}

@@ -195,3 +195,47 @@ func TestSharedCountingCountsWhatItStores(t *testing.T) {
 		t.Fatalf("counted %d bytes after storing the same files again, want 1300", got)
 	}
 }
+
+// readCountingFS counts the metadata files read through it.
+type readCountingFS struct {
+	OSFS
+	metadataReads int
+}
+
+func (f *readCountingFS) ReadFile(name string) ([]byte, error) {
+	if filepath.Base(name) == metadataName {
+		f.metadataReads++
+	}
+	return f.OSFS.ReadFile(name)
+}
+
+// Retention after each checkpoint reads no metadata the storage committed
+// itself (it is immutable), only what an earlier instance left; a restore
+// (Latest) still reads from disk.
+func TestRetentionReadsOnlyUnknownMetadata(t *testing.T) {
+	root := t.TempDir()
+	fs := &readCountingFS{}
+	old := NewStorage(fs, root, 2)
+	commit(t, old, 1, "one", "a.sst")
+	s := NewStorage(fs, root, 2) // as after a restart: checkpoint 1 is not its own
+	fs.metadataReads = 0
+	for id := base.CheckpointID(2); id <= 6; id++ {
+		commit(t, s, id, "state", "b.sst")
+	}
+	// Checkpoint 1 is read by the retentions after 2 and 3 (the second
+	// deletes it); 2..6 never.
+	if fs.metadataReads != 2 {
+		t.Fatalf("retention read %d metadata files, want 2", fs.metadataReads)
+	}
+	m, err := s.Latest()
+	if err != nil || m.Checkpoint != 6 {
+		t.Fatalf("Latest: %v, %v", m, err)
+	}
+	if fs.metadataReads != 2+2 {
+		t.Fatalf("Latest read %d metadata files, want the 2 retained", fs.metadataReads-2)
+	}
+	ms, err := s.Completed()
+	if err != nil || len(ms) != 2 || ms[0].Checkpoint != 5 {
+		t.Fatalf("Completed: %d checkpoints, %v", len(ms), err)
+	}
+}
