@@ -342,7 +342,7 @@ func (v *viewEndpoints) Source(rel *plan.Relation, i int) operator.Source {
 		// Each stored row with its multiplicity (plan.Relation.Multiset).
 		tps = append(tps, types.Int64)
 	}
-	return tablesource.New(tablesource.Config{Table: t, Name: rel.Name, Types: tps, Consumer: v.job, StartAfter: v.startAfter})
+	return tablesource.New(tablesource.Config{Table: t, Name: rel.Name, Types: tps, Consumer: v.job, ConsumerEvery: consumerEvery, StartAfter: v.startAfter})
 }
 
 func (v *viewEndpoints) SourceParallelism(rel *plan.Relation) int {
@@ -383,6 +383,13 @@ type tableLookup struct {
 	t    *table.Table
 	name string
 }
+
+// consumerEvery is how often a view job's table sources register their
+// last completed checkpoint's position with the tables they read
+// (tablesource.Config.ConsumerEvery): expiration keeps at most a second's
+// more snapshots, and a source does not write and fsync a consumer file
+// at every checkpoint.
+const consumerEvery = time.Second
 
 // lookupWait bounds how long a lookup waits for its table to commit an
 // epoch.

@@ -539,7 +539,7 @@ func (e *Engine) buildExternalSinkJob(cat *catalog.Catalog, def catalog.Job) (*g
 	g := &graph.Job{Name: def.Name,
 		Vertices: []graph.Vertex{
 			{Name: "source", Parallelism: 1, NewSource: func(int) operator.Source {
-				return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: ts, Consumer: def.Name, StartAfter: base.Epoch(after)})
+				return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: ts, Consumer: def.Name, ConsumerEvery: consumerEvery, StartAfter: base.Epoch(after)})
 			}},
 			{Name: "sink", Parallelism: 1, NewOperator: newSink},
 		},
@@ -550,7 +550,7 @@ func (e *Engine) buildExternalSinkJob(cat *catalog.Catalog, def catalog.Job) (*g
 		// gets each row as often as it occurs (doc.go, "Multiset views").
 		stored := append(slices.Clone(ts), types.Int64)
 		g.Vertices[0].NewSource = func(int) operator.Source {
-			return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: stored, Consumer: def.Name, StartAfter: base.Epoch(after)})
+			return tablesource.New(tablesource.Config{Table: in, Name: t.Name.String(), Types: stored, Consumer: def.Name, ConsumerEvery: consumerEvery, StartAfter: base.Epoch(after)})
 		}
 		g.Vertices = append(g.Vertices, graph.Vertex{Name: "repeat", Parallelism: 1,
 			NewOperator: func(int) operator.Operator { return &stream.Repeat{Types: ts} }})

@@ -185,6 +185,28 @@ func TestFreshSourceStartsFromTheFullSnapshotAtStartAfter(t *testing.T) {
 		t.Fatalf("closing the source moved its consumer to %d", c)
 	}
 
+	// With ConsumerEvery, a checkpoint completed sooner than that after
+	// the last registration leaves the older position registered.
+	slow := cfg
+	slow.Consumer, slow.ConsumerEvery = "slow", time.Hour
+	s3 := New(slow)
+	if err := s3.Open(ctx()); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, s3, 10)
+	if err := s3.Snapshot(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s3.NotifyComplete(1); err != nil {
+		t.Fatal(err)
+	}
+	if c, ok, err := snaps.Consumer("slow"); err != nil || !ok || c != 5 {
+		t.Fatalf("consumer with ConsumerEvery an hour: %d (%v, %v), want 5, the start", c, ok, err)
+	}
+	if err := s3.Close(); err != nil {
+		t.Fatal(err)
+	}
+
 	// Restored with two rows of the full content out.
 	b, _ := json.Marshal(persisted{Position: scan.Position{Snapshot: 5, Offset: 2}, Closed: 5, CloseTo: 5, Full: 5})
 	c := ctx()
