@@ -287,3 +287,47 @@ func TestArenaFilesAfterCompaction(t *testing.T) {
 		t.Fatalf("Get(ns-5) = %q,%v", got, ok)
 	}
 }
+
+// TestSmallStateHandleStaysSmall: a job whose state is a few values it
+// rewrites at every checkpoint (a source's position, a sink's buffer)
+// keeps a checkpoint handle of about its live size, not one that carries
+// the old versions until 64 KiB of them pile up.
+func TestSmallStateHandleStaysSmall(t *testing.T) {
+	files, _ := sharedFiles(t)
+	b := New()
+	pos := func(i int) []byte {
+		return fmt.Appendf(nil, `{"position":{"snapshot":%d,"offset":0},"closed":%d}`, i, i)
+	}
+	var first, largest int
+	for id := base.CheckpointID(1); id <= 2000; id++ {
+		_ = b.Set([]byte("position"), nil, pos(int(id)))
+		_ = b.Set([]byte("2pc-buffer"), nil, []byte{})
+		h := finish(t, func() state.Snapshot {
+			sn, err := b.SnapshotAsync(id, files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return sn
+		}())
+		if id == 1 {
+			first = len(h)
+		}
+		largest = max(largest, len(h))
+	}
+	if largest > first+8<<10 {
+		t.Fatalf("handle grew from %d to %d bytes over 2000 checkpoints of two rewritten values", first, largest)
+	}
+	r, err := Restore(func() []byte {
+		sn, err := b.SnapshotAsync(2001, files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return finish(t, sn)
+	}(), files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, _ := r.Get([]byte("position"), nil); !ok || string(got) != string(pos(2000)) {
+		t.Fatalf("Get(position) = %q,%v", got, ok)
+	}
+}

@@ -173,8 +173,20 @@ func (t *values) grow() {
 // restore read up to twice the live state; a third bounds it at 1.5 times,
 // for a compaction (and a full snapshot after it) every time the garbage
 // reaches half the live bytes.
+//
+// Worth the copy: 64 KiB of garbage or more; in an arena smaller than
+// inlineTail, 4 KiB or more (and a byte per slot, as the copy visits every
+// slot). Such an arena has no files (a snapshot's handle carries it
+// whole), so the copy is small and rewrites no file, while its garbage
+// went into every checkpoint: a job whose state is a few operator values
+// rewritten at each checkpoint carried up to 64 KiB of their old versions
+// in each of them.
 func (t *values) maybeCompact() {
-	if t.garbage < 1<<16 || 3*t.garbage < len(t.arena) {
+	if 3*t.garbage < len(t.arena) {
+		return
+	}
+	small := len(t.arena) < inlineTail && t.garbage >= max(1<<12, len(t.slots))
+	if t.garbage < 1<<16 && !small {
 		return
 	}
 	na := make([]byte, 0, len(t.arena)-t.garbage+t.garbage/4)
