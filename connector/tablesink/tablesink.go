@@ -3,6 +3,7 @@ package tablesink
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/stratadb/strata/dataflow/operator"
@@ -29,6 +30,108 @@ type Committer struct {
 	writer *write.Writer
 	// ReportTimeout bounds one report to the meta service.
 	ReportTimeout time.Duration
+	// rep reports committed epochs to the meta service in the background
+	// (nil until the first report).
+	rep *reporter
+}
+
+// reporter tells the meta service a table's committed epoch on a goroutine
+// of its own, so that a commit does not wait for the meta service's store
+// write (one transaction and fsync for every table's reports, and so the
+// slowest step of a commit when the disk is busy). The table's own commit
+// is durable before the report is posted, so a report that is late, or
+// lost in a crash, never shows an epoch the table has not committed; the
+// next report, or a restart's first commit, brings the meta service up to
+// date. Reports posted while one is in flight are merged into one of the
+// newest epoch; they never go back, since one goroutine sends them in
+// order. A failed report fails the sink's next commit, and Close.
+type reporter struct {
+	mu      sync.Mutex
+	pending base.Epoch // the newest epoch posted and not yet sent; 0 none
+	busy    bool       // a report is being sent
+	err     error      // the first failed report
+	wake    chan struct{}
+	idle    *sync.Cond // signalled when pending is 0 and nothing is busy, or on failure
+	stop    chan struct{}
+	done    chan struct{}
+}
+
+// post hands epoch e to the reporter and returns the error of an earlier
+// failed report, if any.
+func (c *Committer) post(e base.Epoch) error {
+	if c.rep == nil {
+		r := &reporter{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+		r.idle = sync.NewCond(&r.mu)
+		c.rep = r
+		go c.runReporter(r)
+	}
+	r := c.rep
+	r.mu.Lock()
+	err := r.err
+	r.pending = max(r.pending, e)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return err
+}
+
+// runReporter sends the posted epochs until stopped, or until a report
+// fails.
+func (c *Committer) runReporter(r *reporter) {
+	defer close(r.done)
+	for {
+		select {
+		case <-r.wake:
+		case <-r.stop:
+			return
+		}
+		r.mu.Lock()
+		e := r.pending
+		r.pending, r.busy = 0, e != 0
+		r.mu.Unlock()
+		if e == 0 {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.ReportTimeout)
+		err := c.report.CommitEpoch(ctx, c.name, e)
+		cancel()
+		r.mu.Lock()
+		r.busy = false
+		if err != nil && r.err == nil {
+			r.err = fmt.Errorf("table sink %s: report of committed epoch %d: %w", c.name, e, err)
+		}
+		r.idle.Broadcast()
+		failed := r.err != nil
+		r.mu.Unlock()
+		if failed {
+			return
+		}
+	}
+}
+
+// flushReports waits until every posted epoch is reported (or a report
+// failed), stops the reporter and returns the first failure.
+func (c *Committer) flushReports() error {
+	r := c.rep
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	for (r.pending != 0 || r.busy) && r.err == nil {
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+		r.idle.Wait()
+	}
+	err := r.err
+	r.mu.Unlock()
+	close(r.stop)
+	<-r.done
+	c.rep = nil
+	return err
 }
 
 // New returns the committer of one sink subtask attempt writing tb, known
@@ -75,11 +178,14 @@ func (c *Committer) Prepare(subtask int, e base.Epoch, chunks []*types.Chunk) ([
 // (write.Writer.WaitCompaction): a compaction that went on writing files
 // after its job stopped would race a DROP that removes the table's
 // directory, and write into a table that is gone.
+//
+// It also waits until the meta service has heard of every committed epoch
+// (reporter), and returns a failed report's error.
 func (c *Committer) Close() error {
 	if c.writer != nil {
 		c.writer.WaitCompaction()
 	}
-	return nil
+	return c.flushReports()
 }
 
 // CommitsConcurrently implements operator.ConcurrentCommitter: CommitAll
@@ -97,7 +203,9 @@ func (c *Committer) Commit(subtask int, e base.Epoch, prepared []byte) error {
 // CommitAll implements operator.BatchCommitter: the epochs' messages go to
 // the table in one commit (one snapshot per epoch that changed it, and the
 // committed-epoch marker once), and the meta service hears of the last
-// epoch once, instead of a commit and a report per epoch.
+// epoch once, instead of a commit and a report per epoch; the report is
+// sent in the background (reporter): CommitAll returns once the table has
+// committed.
 func (c *Committer) CommitAll(_ int, epochs []operator.PreparedEpoch) error {
 	if len(epochs) == 0 {
 		return nil
@@ -125,10 +233,5 @@ func (c *Committer) CommitAll(_ int, epochs []operator.PreparedEpoch) error {
 	if err != nil {
 		return fmt.Errorf("table sink %s: committed epoch: %w", c.name, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.ReportTimeout)
-	defer cancel()
-	if err := c.report.CommitEpoch(ctx, c.name, max(ce, last)); err != nil {
-		return fmt.Errorf("table sink %s: report of committed epoch %d: %w", c.name, max(ce, last), err)
-	}
-	return nil
+	return c.post(max(ce, last))
 }

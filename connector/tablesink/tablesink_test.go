@@ -2,7 +2,9 @@ package tablesink_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -173,6 +175,10 @@ func TestCommitAllPublishesEveryEpochAndReportsOnce(t *testing.T) {
 	if err := c.CommitAll(0, ps); err != nil {
 		t.Fatal(err)
 	}
+	// Close waits for the report, which is sent in the background.
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if rep.n != 1 || rep.last != 3 || rep.err != nil {
 		t.Fatalf("reports: %d, last %d, %v; want one report of epoch 3", rep.n, rep.last, rep.err)
 	}
@@ -194,5 +200,103 @@ func TestCommitAllPublishesEveryEpochAndReportsOnce(t *testing.T) {
 	}
 	if latest, err := tb.Latest(); err != nil || latest.ID != 2 {
 		t.Fatalf("a second commit of the same epochs published snapshot %+v (%v)", latest, err)
+	}
+}
+
+// gatedReports is an EpochReporter whose reports wait for a value on
+// release (nil, or an error to return).
+type gatedReports struct {
+	started chan base.Epoch
+	release chan error
+	mu      sync.Mutex
+	sent    []base.Epoch
+}
+
+func (g *gatedReports) CommitEpoch(_ context.Context, _ catalog.ObjectName, e base.Epoch) error {
+	g.started <- e
+	err := <-g.release
+	if err == nil {
+		g.mu.Lock()
+		g.sent = append(g.sent, e)
+		g.mu.Unlock()
+	}
+	return err
+}
+
+// A commit returns once the table has committed, without waiting for the
+// meta service: reports posted while one is in flight merge into one of
+// the newest epoch, Close waits until it is sent, and a failed report
+// fails the next commit.
+func TestCommitReportsInTheBackground(t *testing.T) {
+	tb, err := table.Create(fileio.NewMem(), "wh/dev/kv",
+		[]schema.Field{{Name: "k", Type: types.Int64}, {Name: "v", Type: types.Int64, Nullable: true}},
+		[]string{"k"}, map[string]string{"bucket": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &gatedReports{started: make(chan base.Epoch, 8), release: make(chan error, 8)}
+	c := tablesink.New(tb, catalog.Name("dev", "kv"), "job-kv", rep)
+	commitEpoch := func(e base.Epoch) error {
+		t.Helper()
+		ch := types.NewChunk([]types.Type{types.Int64, types.Int64}, 1)
+		ch.Append(types.Insert, types.Row{types.NewInt64(int64(e)), types.NewInt64(int64(e))})
+		desc, err := c.Prepare(0, e, []*types.Chunk{ch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.CommitAll(0, []operator.PreparedEpoch{{Epoch: e, Prepared: desc}})
+	}
+	if err := commitEpoch(1); err != nil {
+		t.Fatal(err)
+	}
+	if e := <-rep.started; e != 1 {
+		t.Fatalf("first report of epoch %d, want 1", e)
+	}
+	// The report of epoch 1 is held; epochs 2 and 3 commit meanwhile.
+	for e := base.Epoch(2); e <= 3; e++ {
+		if err := commitEpoch(e); err != nil {
+			t.Fatalf("commit of epoch %d while a report was held: %v", e, err)
+		}
+	}
+	if ce, err := tb.CommittedEpoch(); err != nil || ce != 3 {
+		t.Fatalf("table committed epoch %d (%v), want 3", ce, err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	rep.release <- nil
+	if e := <-rep.started; e != 3 {
+		t.Fatalf("second report of epoch %d, want 3 (2 and 3 merged)", e)
+	}
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) before the last report was sent", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	rep.release <- nil
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(rep.sent) != "[1 3]" {
+		t.Fatalf("reports sent %v, want [1 3]", rep.sent)
+	}
+
+	// A failed report fails the next commit.
+	c2 := tablesink.New(tb, catalog.Name("dev", "kv"), "job-kv", rep)
+	c = c2
+	rep.release <- errors.New("meta store unavailable")
+	if err := commitEpoch(4); err != nil {
+		t.Fatal(err)
+	}
+	<-rep.started
+	var failed error
+	for i := 0; i < 200 && failed == nil; i++ {
+		time.Sleep(5 * time.Millisecond)
+		failed = commitEpoch(base.Epoch(5 + i))
+	}
+	if failed == nil || !strings.Contains(failed.Error(), "meta store unavailable") || !strings.Contains(failed.Error(), "report of committed epoch 4") {
+		t.Fatalf("commit after a failed report: %v", failed)
+	}
+	if err := c2.Close(); err == nil || !strings.Contains(err.Error(), "meta store unavailable") {
+		t.Fatalf("Close after a failed report: %v", err)
 	}
 }
