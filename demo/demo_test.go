@@ -16,7 +16,8 @@ import (
 )
 
 // TestDemoRunsConsistentAndVerified runs the demo for a few seconds and
-// requires checks that passed, none violated and every view verified, with
+// requires checks that passed (how many depends on the machine's load: the
+// views start in 1 to 4 s of the 6), none violated and every view verified, with
 // events ingested.
 func TestDemoRunsConsistentAndVerified(t *testing.T) {
 	var out bytes.Buffer
@@ -30,11 +31,14 @@ func TestDemoRunsConsistentAndVerified(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if sum.Violated != 0 || sum.Passed < 5 || sum.Verified != 3 || sum.Views != 3 || sum.Events < 5000 {
+	if sum.Violated != 0 || sum.Passed < 1 || sum.Verified != 3 || sum.Views != 3 || sum.Events < 5000 {
 		t.Fatalf("summary %+v\n%s", sum, out.String())
 	}
 	if got := sum.Line(); !strings.HasPrefix(got, "consistency checks: ") || !strings.HasSuffix(got, "views verified: 3 of 3") {
 		t.Fatalf("last line %q", got)
+	}
+	if sum.Warning != "" {
+		t.Fatalf("a run with checks warns: %q", sum.Warning)
 	}
 }
 
@@ -62,8 +66,35 @@ func TestDurationCountsFromTheStart(t *testing.T) {
 	if sum.Views != 3 || sum.Verified != 3 {
 		t.Fatalf("summary %+v\n%s", sum, out.String())
 	}
-	if !strings.Contains(out.String(), "no consistency check ran") || !strings.Contains(out.String(), "final verification took ") {
+	if !strings.Contains(out.String(), "final verification took ") {
 		t.Fatalf("the output does not say how long the verification took:\n%s", out.String())
+	}
+	if want := "warning: no consistency check ran: --duration 2s is shorter than the time to create the views and commit their first epoch ("; !strings.HasPrefix(sum.Warning, want) {
+		t.Fatalf("warning %q, want it to start %q", sum.Warning, want)
+	}
+}
+
+// TestNoCheckWarning: the warning of a run without checks says why and
+// suggests a duration that leaves a few epochs of checks, in tens of
+// seconds.
+func TestNoCheckWarning(t *testing.T) {
+	for _, tc := range []struct {
+		duration, ready, epoch time.Duration
+		stopped                bool
+		lastErr, want          string
+	}{
+		{time.Second, 2900 * time.Millisecond, time.Second, false, "",
+			"warning: no consistency check ran: --duration 1s is shorter than the time to create the views and commit their first epoch (2.9s here) plus one epoch (1s); give a longer --duration, such as --duration 20s"},
+		{5 * time.Second, 8 * time.Second, 200 * time.Millisecond, false, "",
+			"warning: no consistency check ran: --duration 5s is shorter than the time to create the views and commit their first epoch (8s here) plus one epoch (200ms); give a longer --duration, such as --duration 20s"},
+		{0, 3 * time.Second, time.Second, true, "",
+			"warning: no consistency check ran: the demo was stopped before the first one, which runs an epoch after the views are created and have committed their first epoch (3s here); let it run longer, or give --duration 20s"},
+		{time.Minute, 3 * time.Second, time.Second, false, "relation t3 does not exist",
+			"warning: no consistency check completed; the last one failed: relation t3 does not exist"},
+	} {
+		if got := noCheckWarning(tc.duration, tc.stopped, tc.ready, tc.epoch, tc.lastErr); got != tc.want {
+			t.Errorf("noCheckWarning(%v, %v, %v, %v, %q)\n got %q\nwant %q", tc.duration, tc.stopped, tc.ready, tc.epoch, tc.lastErr, got, tc.want)
+		}
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/dataflow/task"
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
@@ -143,7 +144,15 @@ func (e *Engine) connector(t catalog.Table, name string, opts map[string]string)
 	// columns are stamped on its chunks (proctime.go).
 	r, err := f(withoutGenerated(t), opts)
 	if err != nil {
-		return nil, sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("table %s: connector %s: %w", t.Name.Name, name, err))
+		se := sqlerr.Wrap(sqlerr.InvalidParameterValue, fmt.Errorf("table %s: connector %s: %w", t.Name.Name, name, err))
+		// An option near none of the connector's may be a mistyped
+		// option of the table store ('buckets'), which the connector
+		// never sees.
+		var unknown *suggest.UnknownOptionError
+		if se.Hint == "" && errors.As(err, &unknown) {
+			se.Hint = storeOptionHint(unknown.Option, t.Columns)
+		}
+		return nil, se
 	}
 	return stampReaders(t, r, time.Now), nil
 }

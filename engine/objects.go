@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta"
 	"github.com/stratadb/strata/meta/catalog"
@@ -36,17 +37,31 @@ func ingestJobName(n catalog.ObjectName) string { return "ingest-" + n.Database 
 func dmlJobName(n catalog.ObjectName) string    { return "dml-" + n.Database + "-" + n.Name }
 func viewJobName(n catalog.ObjectName) string   { return "view-" + n.Database + "-" + n.Name }
 
+// tableStoreOptions are the table store's options (schema.ParseOptions)
+// that a user writes, besides fields.<col>.aggregate-function.
+var tableStoreOptions = []string{"bucket", "write-buffer-rows", "target-file-rows", "num-levels", "num-sorted-run.compaction-trigger",
+	"compaction.size-ratio", "compaction.max-size-amplification-percent", "snapshot.num-retained.min",
+	"snapshot.num-retained.max", "commit.max-retries", "merge-engine", "changelog-producer", "write-only",
+	"snapshot.time-retained"}
+
 // tableStoreOption tells the table store's options (schema.ParseOptions)
 // from a connector's.
 func tableStoreOption(k string) bool {
-	switch k {
-	case schema.OptionNullableKey, "bucket", "write-buffer-rows", "target-file-rows", "num-levels", "num-sorted-run.compaction-trigger",
-		"compaction.size-ratio", "compaction.max-size-amplification-percent", "snapshot.num-retained.min",
-		"snapshot.num-retained.max", "commit.max-retries", "merge-engine", "changelog-producer", "write-only",
-		"snapshot.time-retained":
+	if k == schema.OptionNullableKey || slices.Contains(tableStoreOptions, k) {
 		return true
 	}
 	return strings.HasPrefix(k, "fields.") && strings.HasSuffix(k, ".aggregate-function")
+}
+
+// storeOptionHint is the hint of the refusal of option k that is none of
+// the table store's options nor of the other options more: the one of
+// them k most likely stands for (internal/suggest), "" when none is near.
+func storeOptionHint(k string, cols []catalog.Column, more ...string) string {
+	cands := append(slices.Clone(tableStoreOptions), more...)
+	for _, c := range cols {
+		cands = append(cands, "fields."+c.Name+".aggregate-function")
+	}
+	return suggest.OptionHint(suggest.Nearest(k, cands))
 }
 
 // Options of a table that belong to neither the table store nor the
@@ -285,7 +300,9 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 		}
 		def.Name = ingestJobName(t.Name)
 	} else if len(connOpts) > 0 {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown option %q (table options are bucket, merge-engine, ...; connector options need connector = '...')", t.Name.Name, firstKey(connOpts))
+		e := sqlerr.New(sqlerr.InvalidParameterValue, "table %s: unknown option %q (table options are bucket, merge-engine, ...; connector options need connector = '...')", t.Name.Name, firstKey(connOpts))
+		e.Hint = storeOptionHint(firstKey(connOpts), t.Columns, "connector")
+		return e
 	}
 	if me := storeOpts["merge-engine"]; me != "" && len(t.PrimaryKey) == 0 {
 		// Merge engines merge the rows of one key; an append table has
@@ -471,7 +488,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	}
 	storeOpts, connOpts, connector := splitOptions(opts)
 	if connector != "" || len(connOpts) > 0 {
-		return sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: unknown option %q (a view takes the table options bucket, merge-engine, changelog-producer, write-buffer-rows, target-file-rows, the compaction and snapshot options, fields.<col>.aggregate-function, and timezone and state.backend; parallelism is the server's: strata start --parallelism)", name.Name, firstKey(connOpts))
+		e := sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: unknown option %q (a view takes the table options bucket, merge-engine, changelog-producer, write-buffer-rows, target-file-rows, the compaction and snapshot options, fields.<col>.aggregate-function, and timezone and state.backend; parallelism is the server's: strata start --parallelism)", name.Name, firstKey(connOpts))
+		e.Hint = storeOptionHint(firstKey(connOpts), cols, jobOptTimeZone, jobOptStateBackend)
+		return e
 	}
 	if nullableKey {
 		storeOpts[schema.OptionNullableKey] = "true"

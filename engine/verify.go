@@ -86,7 +86,10 @@ func (v Verification) String() string {
 // the streaming operators; window TVFs (TUMBLE, HOP, CUMULATE, SESSION)
 // are written as DuckDB subqueries first (olap.WindowTVFsAsSQL). A query
 // DuckDB cannot run runs in the batch executor instead. Values compare
-// by SQL equality, so NUMERIC 1.5 equals 1.50.
+// by SQL equality, so NUMERIC 1.5 equals 1.50; a NUMERIC column of
+// quotients (a division or avg: quotientColumns) compares to the
+// precision of the less precise side, since DuckDB divides in DOUBLE
+// PRECISION or at another scale (sql/olap's [verify-quotient]).
 //
 // A per-partition top-N view (ROW_NUMBER() ... <= N) whose rows differ
 // from the recomputation only among rows tied at rank N is a valid
@@ -352,7 +355,8 @@ func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, t cata
 	if err := inputsCommitted(view, q.Tables, in, at, rels.cat); err != nil {
 		return Verification{}, false, err
 	}
-	d, err := q.olap.VerifyIn(ctx, loc, query, in, olap.Input{Name: view.Name, Table: tb, Epoch: at, Multiset: multisetColumn(t) != ""})
+	stored := olap.Input{Name: view.Name, Table: tb, Epoch: at, Multiset: multisetColumn(t) != "", Quotients: viewQuotients(t, rels, ectx)}
+	d, err := q.olap.VerifyIn(ctx, loc, query, in, stored)
 	if err != nil {
 		if sqlerr.Code(err) == sqlerr.SyntaxError || sqlerr.Code(err) == "42883" || sqlerr.Code(err) == sqlerr.UndefinedTable || BeyondOLAP(err) {
 			return Verification{}, false, nil
@@ -371,6 +375,22 @@ func (e *Engine) verifyOLAP(ctx context.Context, view catalog.ObjectName, t cata
 		}
 	}
 	return v, true, nil
+}
+
+// viewQuotients says which of view t's columns hold NUMERIC quotients
+// (quotientColumns of its query's plan), which Verify compares to the
+// precision of the less precise side (sql/olap's [verify-quotient]); nil,
+// and an exact comparison, when the query does not bind.
+func viewQuotients(t catalog.Table, rels *relations, ectx *expr.Context) []bool {
+	st, err := parser.ParseOne(t.Query)
+	if err != nil {
+		return nil
+	}
+	p, err := binder.New(rels, t.Query, ectx).BindQuery(st.Node)
+	if err != nil {
+		return nil
+	}
+	return quotientColumns(p)
 }
 
 // inputsCommitted checks that every input of view (names, opened as in)

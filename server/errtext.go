@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"regexp"
+	"strings"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/sql/ddl"
@@ -48,13 +49,13 @@ const tableOptionsHint = "The table store's options are bucket, merge-engine, fi
 
 // tableOptionHint gives the refusal of an unknown table option (22023)
 // a hint naming every option of the table store, which its message
-// abbreviates.
+// abbreviates, after the option it suggests when it has one.
 func tableOptionHint(err error) error {
 	var se *sqlerr.Error
-	if !errors.As(err, &se) || se.Code != sqlerr.InvalidParameterValue || se.Hint != "" || !unknownTableOption.MatchString(se.Message) {
+	if !errors.As(err, &se) || se.Code != sqlerr.InvalidParameterValue || strings.HasSuffix(se.Hint, tableOptionsHint) || !unknownTableOption.MatchString(se.Message) {
 		return err
 	}
 	c := *se
-	c.Hint = tableOptionsHint
+	c.Hint = strings.TrimSpace(se.Hint + " " + tableOptionsHint)
 	return &c
 }

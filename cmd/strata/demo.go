@@ -29,7 +29,9 @@ t3 joining t1 and t2). Every epoch a query reads t1, t2 and t3 at one
 consistent version and checks an invariant that holds only at a consistent
 cut. At the end every view is verified against its query recomputed at one
 epoch. The last line reads:
-  consistency checks: P passed, V violated; views verified: K of N`,
+  consistency checks: P passed, V violated; views verified: K of N
+A run too short for any check (creating the views waits for their first
+epochs) prints a warning line just before it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := ef.check(); err != nil {
@@ -110,6 +112,9 @@ epoch. The last line reads:
 			}
 			fmt.Fprintf(out, "%s: %d events (%.0f/s); final verification took %v\n", ran, sum.Events,
 				float64(sum.Events)/max(sum.Duration.Seconds(), 1e-9), sum.Verification.Round(time.Millisecond))
+			if sum.Warning != "" {
+				fmt.Fprintln(out, sum.Warning)
+			}
 			fmt.Fprintln(out, sum.Line())
 			if sum.Violated > 0 || sum.Verified < sum.Views {
 				return demo.ErrViolations

@@ -46,3 +46,30 @@ func TestDemoRefusesUsedDataFirst(t *testing.T) {
 		t.Fatalf("demo over a directory with tables: %v, output %q", err, out)
 	}
 }
+
+// TestDemoTooShortWarns: `strata demo --duration 1s` ends before the views
+// are created and have committed their first epoch, so no consistency
+// check runs: a warning line that says so and suggests a longer
+// --duration comes just before the last line, which keeps its shape, and
+// the exit status stays 0 (every view is verified).
+func TestDemoTooShortWarns(t *testing.T) {
+	out, err := run(t, "demo", "--data", filepath.Join(t.TempDir(), "data"), "--duration", "1s", "--rate", "100")
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("output:\n%s", out)
+	}
+	warn, last := lines[len(lines)-2], lines[len(lines)-1]
+	if last != "consistency checks: 0 passed, 0 violated; views verified: 3 of 3" {
+		t.Errorf("last line %q\n%s", last, out)
+	}
+	if !strings.HasPrefix(warn, "warning: no consistency check ran: --duration 1s is shorter than the time to create the views and commit their first epoch (") ||
+		!strings.Contains(warn, "give a longer --duration, such as --duration ") {
+		t.Errorf("the line before the last is %q, want the warning\n%s", warn, out)
+	}
+	if strings.Count(out, "no consistency check ran") != 1 {
+		t.Errorf("the warning is not said once:\n%s", out)
+	}
+}

@@ -269,17 +269,29 @@ func (s *sqlSession) exec(ctx context.Context, text string) (ok, lost bool) {
 	if err == nil {
 		return true, false
 	}
+	return false, s.report(err, "")
+}
+
+// report prints err, the failure of a statement: the server's error as
+// psql prints it (its position counted in query when query is not "" and
+// err does not hold its own), or the client's own. It returns whether the
+// connection is lost.
+func (s *sqlSession) report(err error, query string) (lost bool) {
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
+	var qe *queryError
+	switch {
+	case errors.As(err, &pe) && query != "" && !errors.As(err, &qe):
+		printError(s.errOut, &queryError{query: query, err: err})
+	case errors.As(err, &pe):
 		printError(s.errOut, err)
-	} else { // the client's own, such as a broken connection: no ERROR: of the server's
+	default: // the client's own, such as a broken connection: no ERROR: of the server's
 		fmt.Fprintln(s.errOut, "strata:", err)
 	}
 	if s.conn.IsClosed() {
 		fmt.Fprintln(s.errOut, "strata: the connection to the server was lost")
-		return false, true
+		return true
 	}
-	return false, false
+	return false
 }
 
 // meta runs one backslash command (from its backslash to the end of its
@@ -304,6 +316,9 @@ func (s *sqlSession) meta(ctx context.Context, line string) (ok, lost bool) {
 		}
 		s.onErrorStop = b
 		return true, false
+	}
+	if (f[0] == `\d` || f[0] == `\d+`) && len(f) == 2 {
+		return s.describe(ctx, f[1])
 	}
 	q, known := metaCommand(line)
 	if !known {
@@ -487,7 +502,8 @@ func (s *sqlSession) terminal(ctx context.Context, readLine func(prompt string) 
 
 // metaCommand turns psql's most used backslash commands into Strata's
 // statements: \dt, \dm (\dv), \d NAME and \d. line is the command from
-// its backslash.
+// its backslash. (meta runs \d NAME as describe, which adds the key, the
+// watermark and a view's definition to DESCRIBE's columns.)
 func metaCommand(line string) (string, bool) {
 	f := strings.Fields(strings.TrimSpace(line))
 	if len(f) == 0 || !strings.HasPrefix(f[0], `\`) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 	"github.com/stratadb/strata/meta/catalog"
 )
 
@@ -67,6 +68,9 @@ func WithSeed(opts map[string]string, seed uint64) map[string]string {
 	return out
 }
 
+// fieldOptions are the options of one column, fields.<column>.<option>.
+var fieldOptions = []string{OptKind, OptStart, OptEnd, OptMin, OptMax, OptMaxPast, OptLength, OptNullRate}
+
 // ParseOptions reads a datagen WITH clause for a relation of columns, e.g.
 // WITH (connector='datagen', rows-per-second='100', number-of-rows='1000',
 // fields.id.kind='sequence', fields.id.start='1', fields.name.length='8',
@@ -109,9 +113,14 @@ func ParseOptions(columns []catalog.Column, opts map[string]string) (Config, err
 		rest, ok := strings.CutPrefix(k, "fields.")
 		dot := strings.LastIndexByte(rest, '.')
 		if !ok || dot <= 0 {
-			return Config{}, fmt.Errorf("datagen: unknown option %q (known: %s, %s, %s, %s, fields.<column>.<%s>): %w",
-				k, OptConnector, OptRowsPerSec, OptNumberOfRows, OptSeed,
-				strings.Join([]string{OptKind, OptStart, OptEnd, OptMin, OptMax, OptMaxPast, OptLength, OptNullRate}, "|"), base.ErrInvalidArgument)
+			var fields []string
+			for _, c := range columns {
+				for _, f := range fieldOptions {
+					fields = append(fields, "fields."+c.Name+"."+f)
+				}
+			}
+			return Config{}, suggest.UnknownOption("datagen: ", k,
+				[]string{OptConnector, OptRowsPerSec, OptNumberOfRows, OptSeed, "fields.<column>.<" + strings.Join(fieldOptions, "|") + ">"}, fields...)
 		}
 		col, what := rest[:dot], rest[dot+1:]
 		if !cols[col] {
@@ -153,7 +162,11 @@ func ParseOptions(columns []catalog.Column, opts map[string]string) (Config, err
 			}
 			f.NullRate = x
 		default:
-			return Config{}, bad(k, v, fmt.Sprintf("%q is not one of kind, start, end, min, max, max-past, length, null-rate", what))
+			hint := suggest.Nearest(what, fieldOptions)
+			if hint != "" {
+				hint = suggest.OptionHint("fields." + col + "." + hint)
+			}
+			return Config{}, suggest.WithHint(bad(k, v, fmt.Sprintf("%q is not one of %s", what, strings.Join(fieldOptions, ", "))), hint)
 		}
 		cfg.Fields[col] = f
 	}

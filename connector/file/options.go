@@ -9,6 +9,7 @@ import (
 
 	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 )
 
 // ConnectorName is the value of the connector option that selects this
@@ -85,7 +86,7 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		default:
 			if !format.IsOption(k) {
 				known := append([]string{OptConnector, OptPath, OptWatch, OptChunkRows, OptErrors}, format.OptionNames()...)
-				return Options{}, fmt.Errorf("unknown option %q (known: %s): %w", k, strings.Join(known, ", "), base.ErrInvalidArgument)
+				return Options{}, suggest.UnknownOption("", k, known)
 			}
 		}
 	}

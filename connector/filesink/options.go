@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 )
 
 // ConnectorName is the value of the connector option that selects this
@@ -82,8 +83,7 @@ func ParseOptions(opts map[string]string) (Options, error) {
 				return Options{}, bad(k, v, "is empty")
 			}
 		default:
-			return Options{}, fmt.Errorf("file sink: unknown option %q (known: %s): %w", k,
-				strings.Join([]string{OptConnector, OptPath, OptFormat, OptOpField}, ", "), base.ErrInvalidArgument)
+			return Options{}, suggest.UnknownOption("file sink: ", k, []string{OptConnector, OptPath, OptFormat, OptOpField})
 		}
 	}
 	if o.Dir == "" {

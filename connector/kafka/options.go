@@ -9,6 +9,7 @@ import (
 
 	"github.com/stratadb/strata/connector/format"
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 )
 
 // ConnectorName is the value of the connector option that selects this
@@ -115,7 +116,7 @@ func ParseSourceOptions(opts map[string]string) (SourceOptions, error) {
 		default:
 			if !format.IsOption(k) {
 				known := append([]string{OptConnector, OptBootstrap, OptTopic, OptStartupMode, OptIsolation, OptErrors}, format.OptionNames()...)
-				return SourceOptions{}, fmt.Errorf("kafka source: unknown option %q (known: %s): %w", k, strings.Join(known, ", "), base.ErrInvalidArgument)
+				return SourceOptions{}, suggest.UnknownOption("kafka source: ", k, known)
 			}
 		}
 	}

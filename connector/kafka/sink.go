@@ -18,6 +18,7 @@ import (
 
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/meta/catalog"
 )
@@ -80,8 +81,8 @@ func ParseSinkOptions(opts map[string]string) (SinkOptions, error) {
 			}
 			o.TxnTimeout = time.Duration(ms) * time.Millisecond
 		default:
-			return SinkOptions{}, fmt.Errorf("kafka sink: unknown option %q (known: %s): %w", k,
-				strings.Join([]string{OptConnector, OptBootstrap, OptTopic, OptSinkFormat, OptTxnIDPrefix, OptTxnTimeout}, ", "), base.ErrInvalidArgument)
+			return SinkOptions{}, suggest.UnknownOption("kafka sink: ", k,
+				[]string{OptConnector, OptBootstrap, OptTopic, OptSinkFormat, OptTxnIDPrefix, OptTxnTimeout})
 		}
 	}
 	if len(o.Brokers) == 0 {

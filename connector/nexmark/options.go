@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 	"github.com/stratadb/strata/internal/types"
 )
 
@@ -113,7 +114,7 @@ func ParseOptions(opts map[string]string) (Options, error) {
 			}
 			o.Config.BaseTime = t
 		default:
-			return Options{}, fmt.Errorf("nexmark: unknown option %q (known: %s): %w", k, strings.Join(knownOptions(), ", "), base.ErrInvalidArgument)
+			return Options{}, suggest.UnknownOption("nexmark: ", k, knownOptions())
 		}
 	}
 	if o.Table == "" {

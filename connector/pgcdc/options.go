@@ -1,6 +1,7 @@
 package pgcdc
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"regexp"
@@ -8,8 +9,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stratadb/strata/connector/format"
+	"github.com/stratadb/strata/connector/pgconnect"
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 )
 
 // ConnectorName is the value of the connector option that selects this
@@ -87,9 +91,8 @@ func ParseOptions(opts map[string]string) (Options, error) {
 			// (doc.go, Bad values).
 			return Options{}, fmt.Errorf("postgres-cdc: option %q is set per table: CREATE TABLE ... FROM source TABLE 'schema.table' WITH (errors = '%s'): %w", k, v, base.ErrInvalidArgument)
 		default:
-			return Options{}, fmt.Errorf("postgres-cdc: unknown option %q (known: %s): %w", k,
-				strings.Join([]string{OptConnector, OptHostname, OptPort, OptUsername, OptPassword, OptDatabase, OptSlot, OptPublication}, ", "),
-				base.ErrInvalidArgument)
+			return Options{}, suggest.UnknownOption("postgres-cdc: ", k,
+				[]string{OptConnector, OptHostname, OptPort, OptUsername, OptPassword, OptDatabase, OptSlot, OptPublication})
 		}
 	}
 	if err := o.Validate(); err != nil {
@@ -119,6 +122,17 @@ func (o Options) Validate() error {
 		return fmt.Errorf("postgres-cdc option %q: %q must be 1 to 63 lower-case letters, digits or underscores: %w", OptPublication, o.Publication, base.ErrInvalidArgument)
 	}
 	return nil
+}
+
+// connect opens a connection with o (a replication connection with
+// replication); its failure names o's address and the cause, once
+// (connector/pgconnect).
+func (o Options) connect(ctx context.Context, replication bool) (*pgconn.PgConn, error) {
+	conn, err := pgconn.Connect(ctx, o.connString(replication))
+	if err != nil {
+		return nil, pgconnect.New(o.Hostname, o.Port, err)
+	}
+	return conn, nil
 }
 
 // connString returns a key=value connection string. replication adds

@@ -56,9 +56,9 @@ func Check(ctx context.Context, opts Options, t Table) error {
 	if _, err := NewLayout([]Table{t}); err != nil {
 		return err
 	}
-	conn, err := pgconn.Connect(ctx, opts.connString(false))
+	conn, err := opts.connect(ctx, false)
 	if err != nil {
-		return fmt.Errorf("postgres-cdc: connect: %w", err)
+		return fmt.Errorf("postgres-cdc: %w", err)
 	}
 	defer closeConn(conn)
 	return inspect(ctx, conn, t)
@@ -74,9 +74,9 @@ func CheckSource(ctx context.Context, opts Options) error {
 	if err := opts.Validate(); err != nil {
 		return err
 	}
-	conn, err := pgconn.Connect(ctx, opts.connString(false))
+	conn, err := opts.connect(ctx, false)
 	if err != nil {
-		return fmt.Errorf("postgres-cdc: connect: %w", err)
+		return fmt.Errorf("postgres-cdc: %w", err)
 	}
 	defer closeConn(conn)
 	rows, err := query(ctx, conn, "SELECT current_setting('wal_level')")

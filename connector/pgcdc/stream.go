@@ -118,9 +118,9 @@ func Open(ctx context.Context, cfg Config) (*Stream, error) {
 	if cfg.Name == "" {
 		cfg.Name = cfg.Options.Slot
 	}
-	conn, err := pgconn.Connect(ctx, cfg.Options.connString(false))
+	conn, err := cfg.Options.connect(ctx, false)
 	if err != nil {
-		return nil, fmt.Errorf("postgres-cdc source %s: connect: %w", cfg.Name, err)
+		return nil, fmt.Errorf("postgres-cdc source %s: %w", cfg.Name, err)
 	}
 	defer closeConn(conn)
 	s := &Stream{cfg: cfg, layout: l}
@@ -230,9 +230,9 @@ func (s *Stream) Close() error {
 // still using it to go (DROP SOURCE). A slot that does not exist is no
 // error.
 func (s *Stream) DropSlot(ctx context.Context) error {
-	conn, err := pgconn.Connect(ctx, s.cfg.Options.connString(true))
+	conn, err := s.cfg.Options.connect(ctx, true)
 	if err != nil {
-		return fmt.Errorf("postgres-cdc source %s: connect: %w", s.cfg.Name, err)
+		return fmt.Errorf("postgres-cdc source %s: %w", s.cfg.Name, err)
 	}
 	defer closeConn(conn)
 	if _, ok, err := slotConfirmed(ctx, conn, s.cfg.Options.Slot); err != nil || !ok {
@@ -266,9 +266,9 @@ func (s *Stream) heldSnapshot() *Txn {
 // the snapshot for position 0), then stream.
 func (s *Stream) run(ctx context.Context, ss *session, start uint64) error {
 	slot := s.cfg.Options.Slot
-	conn, err := pgconn.Connect(ctx, s.cfg.Options.connString(true))
+	conn, err := s.cfg.Options.connect(ctx, true)
 	if err != nil {
-		return fmt.Errorf("connect for replication: %w", err)
+		return fmt.Errorf("replication: %w", err)
 	}
 	defer closeConn(conn)
 	var from, floor uint64
@@ -335,9 +335,9 @@ func (s *Stream) snapshot(ctx context.Context, conn *pgconn.PgConn) (*Txn, error
 	if err != nil || cp == 0 {
 		return nil, fmt.Errorf("slot %s: consistent point %q: %w", slot, res.ConsistentPoint, base.ErrCorruption)
 	}
-	q, err := pgconn.Connect(ctx, s.cfg.Options.connString(false))
+	q, err := s.cfg.Options.connect(ctx, false)
 	if err != nil {
-		return nil, fmt.Errorf("connect for the snapshot: %w", err)
+		return nil, fmt.Errorf("snapshot: %w", err)
 	}
 	defer closeConn(q)
 	if _, err := q.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SET TRANSACTION SNAPSHOT '"+res.SnapshotName+"'").ReadAll(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/suggest"
 )
 
 // ConnectorName is the value of the connector option that selects this
@@ -87,9 +88,8 @@ func ParseOptions(opts map[string]string) (Options, error) {
 		case OptProgress:
 			progress = v
 		default:
-			return Options{}, fmt.Errorf("postgres sink: unknown option %q (known: %s): %w", k,
-				strings.Join([]string{OptConnector, OptHostname, OptPort, OptUsername, OptPassword, OptDatabase, OptTable, OptProgress}, ", "),
-				base.ErrInvalidArgument)
+			return Options{}, suggest.UnknownOption("postgres sink: ", k,
+				[]string{OptConnector, OptHostname, OptPort, OptUsername, OptPassword, OptDatabase, OptTable, OptProgress})
 		}
 	}
 	for _, req := range []struct{ name, v string }{

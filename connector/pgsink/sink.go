@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/stratadb/strata/connector/pgconnect"
 	"github.com/stratadb/strata/dataflow/operator"
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
@@ -104,7 +105,7 @@ func (s *Sink) connect(ctx context.Context) error {
 	}
 	conn, err := pgx.Connect(ctx, s.cfg.Options.connString())
 	if err != nil {
-		return fmt.Errorf("postgres sink %s: connect to %s:%d database %s: %w", s.cfg.Options.Target(), s.cfg.Options.Hostname, s.cfg.Options.Port, s.cfg.Options.Database, err)
+		return fmt.Errorf("postgres sink %s: database %s: %w", s.cfg.Options.Target(), s.cfg.Options.Database, pgconnect.New(s.cfg.Options.Hostname, s.cfg.Options.Port, err))
 	}
 	t, err := inspect(ctx, conn, s.cfg.Options, s.cfg.Columns, s.key)
 	if err == nil {

@@ -18,18 +18,19 @@ const module = "github.com/stratadb/strata"
 // import (STYLE.md "Layout": imports only point downward; the table store is
 // a library of its own; meta knows neither the runtime nor SQL).
 var forbidden = map[string][]string{
-	"internal/base":   {"internal/types", "dataflow", "table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
-	"internal/types":  {"dataflow", "table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
-	"internal/duckdb": {"dataflow", "table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
-	"dataflow":        {"table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
-	"table":           {"dataflow", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
-	"meta":            {"dataflow", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
-	"sql":             {"engine", "server", "demo", "web", "cmd"},
-	"connector":       {"sql", "engine", "server", "demo", "web", "cmd"},
-	"topology":        {"sql", "engine", "server", "demo", "web", "cmd"},
-	"engine":          {"server", "demo", "web", "cmd"},
-	"server":          {"demo", "web", "cmd"},
-	"demo":            {"web", "cmd"},
+	"internal/base":    {"internal/types", "dataflow", "table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
+	"internal/suggest": {"internal/types", "dataflow", "table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
+	"internal/types":   {"dataflow", "table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
+	"internal/duckdb":  {"dataflow", "table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
+	"dataflow":         {"table", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
+	"table":            {"dataflow", "meta", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
+	"meta":             {"dataflow", "sql", "connector", "engine", "server", "demo", "web", "cmd"},
+	"sql":              {"engine", "server", "demo", "web", "cmd"},
+	"connector":        {"sql", "engine", "server", "demo", "web", "cmd"},
+	"topology":         {"sql", "engine", "server", "demo", "web", "cmd"},
+	"engine":           {"server", "demo", "web", "cmd"},
+	"server":           {"demo", "web", "cmd"},
+	"demo":             {"web", "cmd"},
 }
 
 // repoRoot returns the module root (two levels above this package).

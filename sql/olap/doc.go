@@ -323,6 +323,11 @@
 // ([avg-numeric]), and sums of floats in its own order; against an
 // unconstrained NUMERIC column or a float column such values compare at
 // 12 significant digits (both sides through float8, then rounded).
+// [verify-quotient] (quotient.go) A NUMERIC column of quotients, which
+// the caller marks (Input.Quotients), compares to the precision of the
+// less precise side, one unit in its last place: DuckDB divides DECIMAL
+// in DOUBLE PRECISION, keeps three digits of a cast to NUMERIC, and
+// divides a HUGEINT sum as an integer, where the view divided exactly.
 //
 // # psql's catalog queries [catalog-emulation]
 //

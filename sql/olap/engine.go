@@ -40,6 +40,11 @@ type Input struct {
 	// each row's multiplicity, and the SQL sees the other columns, each
 	// row as many times as its multiplicity says ([multiset-inputs]).
 	Multiset bool
+	// Quotients, for the stored view of Verify only, says which of the
+	// view's columns hold quotients (a division or avg in the expression
+	// that computes them), compared as [verify-quotient] says; nil or
+	// false: compared exactly.
+	Quotients []bool
 }
 
 // Options configure an Engine. Zero values take the defaults.

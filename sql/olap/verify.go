@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -153,10 +154,22 @@ func (e *Engine) VerifyIn(ctx context.Context, loc *time.Location, viewQuery str
 	}
 	got := res.Rows
 	isFloat := func(t types.Type) bool { return t.Kind == types.KindFloat64 || t.Kind == types.KindFloat32 }
+	// prec says, per column, how precise its values are on each side,
+	// for the columns of quotients ([verify-quotient]).
+	prec := make([]quotientPrecision, len(fields))
 	for i, f := range fields {
 		ct := res.Columns[i].Type
+		if i < len(stored.Quotients) && stored.Quotients[i] && f.Type.Kind == types.KindNumeric {
+			prec[i] = quotientPrecision{on: true, stored: -1, computed: -1}
+			if f.Type.Precision > 0 {
+				prec[i].stored, prec[i].computed = int(f.Type.Scale), int(f.Type.Scale)
+			} else if ct.Kind == types.KindNumeric && ct.Precision > 0 {
+				prec[i].computed = int(ct.Scale)
+			}
+		}
 		avgOfInts := ct.Kind == types.KindNumeric && ct.Scale == avgScale && ct.Precision == maxDecimalWidth
 		if (isFloat(ct) || avgOfInts) && (f.Type == types.Numeric || isFloat(f.Type)) {
+			prec[i].digits = approxDigits
 			// [verify-approx] DuckDB computes some exact aggregates
 			// (avg of floats and decimals) and NUMERIC division in
 			// DOUBLE PRECISION, avg of integers at 16 digits where
@@ -187,6 +200,9 @@ func (e *Engine) VerifyIn(ctx context.Context, loc *time.Location, viewQuery str
 	}
 	d.Computed, d.Stored = len(got), len(want)
 	d.Missing, d.Extra = multisetDiff(got, want)
+	if slices.ContainsFunc(prec, func(p quotientPrecision) bool { return p.on }) {
+		d.Missing, d.Extra = matchQuotients(d.Missing, d.Extra, prec)
+	}
 	return d, nil
 }
 

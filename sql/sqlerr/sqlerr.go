@@ -90,9 +90,16 @@ func New(code, format string, args ...any) *Error {
 }
 
 // Wrap returns an Error with code whose message is err's; errors.Is and
-// errors.As see err through it.
+// errors.As see err through it. Its hint is that of an error in err's
+// chain with a SQLHint() string method (a connector's refusal of an
+// unknown option, internal/suggest), which cannot import this package.
 func Wrap(code string, err error) *Error {
-	return &Error{Code: code, Message: err.Error(), cause: err}
+	w := &Error{Code: code, Message: err.Error(), cause: err}
+	var hinted interface{ SQLHint() string }
+	if errors.As(err, &hinted) {
+		w.Hint = hinted.SQLHint()
+	}
+	return w
 }
 
 // WithPosition returns a copy of e at 1-based character position pos.
@@ -135,7 +142,8 @@ func Code(err error) string {
 }
 
 // From returns err as an *Error: itself if it is one, else wrapped with
-// Code(err).
+// Code(err) (Wrap), with the detail of an error in its chain with a
+// SQLDetail() string method.
 func From(err error) *Error {
 	if err == nil {
 		return nil
