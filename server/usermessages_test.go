@@ -46,8 +46,8 @@ func TestMessagesForNewcomers(t *testing.T) {
 		{"INSERT INTO bid (auction, j) VALUES (3, '{\"a\" 1}')", "22P02", "invalid input syntax for type json", 41, `Expected ":", but found "1".`, ""},
 		{"DROP VIEW per_customer", "42809", `"per_customer" is not a view`, 0, "", "Use DROP MATERIALIZED VIEW to remove a materialized view."},
 		{"DROP VIEW bid", "42809", `"bid" is not a view`, 0, "", "Use DROP TABLE to remove a table."},
-		{"SELECT auctoin FROM bid", "42703", `column "auctoin" does not exist`, 8, "", `Perhaps you meant to reference the column "auction".`},
-		{"CREATE MATERIALIZED VIEW m2 AS SELECT auctoin FROM bid", "42703", `column "auctoin" does not exist`, 39, "", `Perhaps you meant to reference the column "auction".`},
+		{"SELECT auctoin FROM bid", "42703", `column "auctoin" does not exist`, 8, "", `Perhaps you meant to reference the column "bid.auction".`},
+		{"CREATE MATERIALIZED VIEW m2 AS SELECT auctoin FROM bid", "42703", `column "auctoin" does not exist`, 39, "", `Perhaps you meant to reference the column "bid.auction".`},
 		{"CREATE MATERIALIZED VIEW m3 AS SELECT b.prise FROM bid b", "42703", `column b.prise does not exist`, 39, "", `Perhaps you meant to reference the column "b.price".`},
 	} {
 		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {

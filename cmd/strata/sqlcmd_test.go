@@ -321,11 +321,11 @@ func TestSQLCommandErrorPosition(t *testing.T) {
 		t.Fatalf("-c: status %d, output %q, errors\n%s\nwant\n%s", code, out, stderr, want)
 	}
 	out, stderr, code = sqlRun(t, nil, "--addr", addr, "-c", "SELECT k,\n\tnope FROM t", "-c", "SELECT 1 AS one")
-	if want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:  nope FROM t\n         ^\nHINT:  Perhaps you meant to reference the column \"k\".\n"; code != exitOK || out != " one\n-----\n   1\n(1 row)\n" || stderr != want {
+	if want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:  nope FROM t\n         ^\n"; code != exitOK || out != " one\n-----\n   1\n(1 row)\n" || stderr != want {
 		t.Fatalf("two -c: status %d, output %q, errors\n%s\nwant\n%s", code, out, stderr, want)
 	}
 	out, stderr, code = sqlRun(t, strings.NewReader("SELECT 1 AS one;\nSELECT k,\n  nope\nFROM t;\nSELECT *\n  FORM t;\n"), "--addr", addr)
-	want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:   nope\n          ^\nHINT:  Perhaps you meant to reference the column \"k\".\n" +
+	want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:   nope\n          ^\n" +
 		"ERROR:  syntax error at or near \"FORM\" (SQLSTATE 42601)\nLINE 2:   FORM t;\n          ^\n"
 	if code != exitOK || out != " one\n-----\n   1\n(1 row)\n" || stderr != want {
 		t.Fatalf("script: status %d, output %q, errors\n%s\nwant\n%s", code, out, stderr, want)

@@ -45,6 +45,31 @@ func Distance(a, b string) int {
 	return d[len(ra)][len(rb)]
 }
 
+// Levenshtein is the Levenshtein distance between a and b in characters:
+// each insertion, deletion and substitution costs 1, a swap of two
+// adjacent characters 2 (PostgreSQL's varstr_levenshtein with unit costs,
+// which its "Perhaps you meant" column hints use).
+func Levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
 // Nearest returns the one name of known that name most likely stands for
 // (the package doc says when a name is near), or "" when none is near or
 // two are equally near. Case is ignored (a known name that differs from

@@ -98,3 +98,15 @@ func TestWithHint(t *testing.T) {
 		t.Errorf("WithHint: %v", err)
 	}
 }
+
+// Levenshtein counts a swap of neighbours as two edits, unlike Distance.
+func TestLevenshtein(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "abc", 3}, {"nme", "name", 1}, {"kitten", "sitting", 3}, {"éa", "ea", 1}, {"same", "same", 0}, {"auctoin", "auction", 2}} {
+		if got := Levenshtein(c.a, c.b); got != c.d {
+			t.Errorf("Levenshtein(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+}

@@ -1,62 +1,49 @@
 package binder
 
+import "github.com/stratadb/strata/internal/suggest"
+
 // maxColumnDistance is the largest edit distance at which a column is
 // suggested for a mistyped name, PostgreSQL's MAX_FUZZY_DISTANCE
 // (parse_relation.c).
 const maxColumnDistance = 3
 
 // columnHint returns the hint of `column "name" does not exist`: the one
-// column of s (of relation qual when it is set) nearest to name, as
-// PostgreSQL and the OLAP engine's messages suggest it (`Perhaps you meant
-// to reference the column "auction".`), or "" when no column is within
-// maxColumnDistance edits, more than half of name's characters would
-// change, or two columns are equally near. A qualified name gets a
-// qualified suggestion.
+// column of s (of relation qual when it is set) nearest to name,
+// qualified by its relation as PostgreSQL and the OLAP engine's messages
+// suggest it (`Perhaps you meant to reference the column
+// "bid.auction".`), or the two nearest when two relations tie; "" when
+// no column is within maxColumnDistance edits, more than half of name's
+// characters would change, two columns of one relation or more than two
+// are equally near.
 func columnHint(s *scope, qual, name string) string {
-	best, bestDist, tie := "", maxColumnDistance+1, false
+	bestDist := maxColumnDistance + 1
+	var best []scopeCol
 	for _, c := range s.cols {
 		if qual != "" && c.table != qual || qual == "" && c.hidden {
 			continue
 		}
-		d := editDistance(name, c.name)
+		d := suggest.Levenshtein(name, c.name)
 		if d > len([]rune(name))/2 {
 			continue
 		}
 		switch {
 		case d < bestDist:
-			best, bestDist, tie = c.name, d, false
-		case d == bestDist && c.name != best:
-			tie = true
+			best, bestDist = []scopeCol{c}, d
+		case d == bestDist:
+			best = append(best, c)
 		}
 	}
-	if best == "" || tie {
-		return ""
-	}
-	if qual != "" {
-		best = qual + "." + best
-	}
-	return `Perhaps you meant to reference the column "` + best + `".`
-}
-
-// editDistance is the Levenshtein distance between a and b in characters,
-// each insertion, deletion and substitution costing 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+	ref := func(c scopeCol) string {
+		if c.table == "" {
+			return c.name
 		}
-		prev, cur = cur, prev
+		return c.table + "." + c.name
 	}
-	return prev[len(rb)]
+	switch {
+	case len(best) == 1:
+		return `Perhaps you meant to reference the column "` + ref(best[0]) + `".`
+	case len(best) == 2 && best[0].table != best[1].table:
+		return `Perhaps you meant to reference the column "` + ref(best[0]) + `" or the column "` + ref(best[1]) + `".`
+	}
+	return ""
 }

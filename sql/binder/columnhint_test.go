@@ -12,10 +12,11 @@ func TestColumnHint(t *testing.T) {
 		{table: "b", name: "ab"}, {table: "b", name: "ac"},
 	}}
 	for _, tc := range []struct{ qual, name, want string }{
-		{"", "auctoin", `Perhaps you meant to reference the column "auction".`},
-		{"", "prise", `Perhaps you meant to reference the column "price".`},
+		{"", "auctoin", `Perhaps you meant to reference the column "bid.auction".`},
+		{"", "prise", `Perhaps you meant to reference the column "bid.price".`},
 		{"bid", "bider", `Perhaps you meant to reference the column "bid.bidder".`},
-		{"", "ix", `Perhaps you meant to reference the column "id".`}, // b.id is hidden: one id
+		{"", "ix", `Perhaps you meant to reference the column "a.id".`}, // b.id is hidden: one id
+		{"b", "ix", `Perhaps you meant to reference the column "b.id".`},
 		{"", "date_time", ""}, // nothing near
 		{"", "ixyz", ""},      // within 3 of id, but 3 of 4 characters differ
 		{"", "ax", ""},        // ab and ac are equally near
@@ -27,7 +28,12 @@ func TestColumnHint(t *testing.T) {
 			t.Errorf("columnHint(%q, %q) = %q, want %q", tc.qual, tc.name, got, tc.want)
 		}
 	}
-	if d := editDistance("auctoin", "auction"); d != 2 {
-		t.Errorf("editDistance(auctoin, auction) = %d, want 2", d)
+	// Two relations equally near: PostgreSQL names both.
+	two := &scope{cols: []scopeCol{{table: "t1", name: "unique1"}, {table: "t2", name: "unique1"}, {name: "v"}}}
+	if got, want := columnHint(two, "", "uunique1"), `Perhaps you meant to reference the column "t1.unique1" or the column "t2.unique1".`; got != want {
+		t.Errorf("columnHint(uunique1) = %q, want %q", got, want)
+	}
+	if got, want := columnHint(two, "", "vv"), `Perhaps you meant to reference the column "v".`; got != want {
+		t.Errorf("columnHint(vv) = %q, want %q", got, want)
 	}
 }

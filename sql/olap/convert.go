@@ -153,9 +153,37 @@ func duckTypeName(ti duck.TypeInfo) string {
 		return fmt.Sprintf("DECIMAL(%d,%d)", d.Width, d.Scale)
 	case *duck.ListDetails:
 		return duckTypeName(d.Child) + "[]"
+	case *duck.ArrayDetails:
+		return fmt.Sprintf("%s[%d]", duckTypeName(d.Child), d.Size)
+	case *duck.StructDetails:
+		fields := make([]string, len(d.Entries))
+		for i, en := range d.Entries {
+			fields[i] = quoteIdent(en.Name()) + " " + duckTypeName(en.Info())
+		}
+		return "STRUCT(" + strings.Join(fields, ", ") + ")"
+	case *duck.MapDetails:
+		return "MAP(" + duckTypeName(d.Key) + ", " + duckTypeName(d.Value) + ")"
+	case *duck.UnionDetails:
+		members := make([]string, len(d.Members))
+		for i, m := range d.Members {
+			members[i] = quoteIdent(m.Name) + " " + duckTypeName(m.Type)
+		}
+		return "UNION(" + strings.Join(members, ", ") + ")"
 	}
 	if n, ok := duckTypeNames[ti.InternalType()]; ok {
 		return n
 	}
-	return fmt.Sprintf("type %d", ti.InternalType())
+	if n, ok := otherDuckTypeNames[ti.InternalType()]; ok {
+		return n
+	}
+	return "UNKNOWN"
+}
+
+// otherDuckTypeNames name the DuckDB types Strata has no equivalent for,
+// so that a message can say which type a column has.
+var otherDuckTypeNames = map[duck.Type]string{
+	duck.TYPE_ENUM: "ENUM", duck.TYPE_STRUCT: "STRUCT", duck.TYPE_MAP: "MAP", duck.TYPE_UNION: "UNION",
+	duck.TYPE_LIST: "LIST", duck.TYPE_ARRAY: "ARRAY", duck.TYPE_BIT: "BIT", duck.TYPE_TIME_TZ: "TIME WITH TIME ZONE",
+	duck.TYPE_BIGNUM: "BIGNUM", duck.TYPE_SQLNULL: "NULL", duck.TYPE_GEOMETRY: "GEOMETRY", duck.TYPE_VARIANT: "VARIANT",
+	duck.TYPE_ANY: "ANY",
 }

@@ -193,8 +193,33 @@
 // of range`). Other messages keep their first line with DuckDB's type
 // names replaced by PostgreSQL's (VARCHAR is text, HUGEINT numeric);
 // DuckDB's suggestions (candidate function lists, "Did you mean" with
-// DuckDB's own function names) are dropped. The DuckDB error stays the
-// cause, so BeyondEngine still tells the values DuckDB cannot hold.
+// DuckDB's own function names) are dropped. Identifiers a message echoes
+// are spelled as PostgreSQL resolves them: a bare one folded to lower case
+// (DuckDB echoes ROLLUP_TEST as written), a quoted one exact
+// (pgnamesmsg.go); a candidate column is named as PostgreSQL names it
+// (count_star() is count, an operator's text is left out). A result
+// column of a type Strata cannot return (a STRUCT, a MAP) is 0A000 naming
+// the type in PostgreSQL's words; when its select item is a bare
+// reference to a relation of the FROM clause (SELECT t FROM t), a
+// whole-row reference that PostgreSQL returns as a composite row and
+// DuckDB as a STRUCT, the error says so and points at t.*. The DuckDB
+// error stays the cause, so BeyondEngine still tells the values DuckDB
+// cannot hold.
+//
+// # The hint of an unknown column [column-hint]
+//
+// PostgreSQL suggests the column in scope closest to the one written, by
+// edit distance (at most 3 edits, and fewer than half the characters),
+// qualified by its relation's alias or name ("orders.name"), two when two
+// relations tie and none when nothing is close or more tie. DuckDB's
+// candidates are ranked by a similarity of its own and unqualified, so
+// the scope is read from the statement's DuckDB syntax tree
+// (json_serialize_sql): the FROM clause of the innermost SELECT that
+// refers to the column, a table's columns read from the connection, a
+// subquery's named as [column-names] names them (pgnamesmsg.go). When
+// the tree cannot tell every relation's columns (a CTE, a table function
+// without column names, a subquery with *), the hint is the closest of
+// DuckDB's candidates by the same rule, unqualified.
 //
 // # generate_series [series]
 //
@@ -222,11 +247,13 @@
 // scalar functions (strata_to_char, strata_format) behind macros named as
 // PostgreSQL names them (pgfuncs.go), so a SELECT, Verify and a view give
 // the same text by construction, for constant templates and templates
-// from columns alike. Timestamps and dates cross as microseconds since
-// 1970, other arguments as text with their DuckDB type name (the driver's
-// functions take no DECIMAL); the session time zone is DuckDB's TimeZone
-// setting. A constant to_char template that Strata refuses fails when
-// DuckDB binds the query, as it fails when a view is planned. An error of
+// from columns alike. to_char is one macro whatever its argument (DuckDB
+// picks among typed macro overloads before it binds an aggregate, so
+// to_char(min(t), ...) would be ambiguous): the value crosses as the
+// driver gives it, with its DuckDB type name (typeof); the session time
+// zone is DuckDB's TimeZone setting. A constant to_char template that
+// Strata refuses fails when DuckDB binds the query
+// (strata_to_char_check), as it fails when a view is planned. An error of
 // these functions carries its SQLSTATE through DuckDB's text ("SQLSTATE
 // 0A000: ..."), which mapError reads back. Each call costs a crossing
 // from DuckDB into Go (see BenchmarkToChar).

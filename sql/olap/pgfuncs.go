@@ -25,12 +25,10 @@ import (
 // PostgreSQL's names, so that a SELECT, `strata verify` and a view give
 // the same text for the same values.
 //
-// A TIMESTAMPTZ, TIMESTAMP or DATE crosses into Go as its microseconds
-// since 1970 (the to_char macro's overloads for them), other values as
-// their text with their DuckDB type name (typeof): the driver's scalar
-// functions take no DECIMAL argument, and the text of numbers reads back
-// exactly. The time zone is DuckDB's TimeZone setting, the query's
-// (QueryOptions.Location).
+// The value crosses into Go as the driver gives it (time.Time, an
+// integer, a float, duckdb.Decimal), with its DuckDB type name (typeof),
+// which tells a TIMESTAMPTZ from a TIMESTAMP and a DATE. The time zone is
+// DuckDB's TimeZone setting, the query's (QueryOptions.Location).
 //
 // Tried and dropped: translating a constant template to strftime and
 // string functions when the query text is rewritten. PostgreSQL pads
@@ -38,13 +36,17 @@ import (
 // half away from zero and writes signs, blanks and # by rules that would
 // each need their own SQL, non-constant templates could not be had at
 // all, and a second implementation is a second place to be wrong.
+//
+// Also dropped: a to_char macro with one overload per argument type
+// (TIMESTAMPTZ, TIMESTAMP, DATE passing epoch_us, any other type its
+// text). DuckDB picks a macro overload before it binds aggregates and
+// window functions, so to_char(min(t), ...) matched every overload and
+// failed as ambiguous. The single macro leaves the type to the Go
+// function, which sees it once DuckDB has bound the argument.
 
 // pgFuncMacros put the Go functions behind PostgreSQL's names.
 var pgFuncMacros = []string{
-	`CREATE MACRO to_char(x TIMESTAMPTZ, f) AS strata_to_char(epoch_us(x), f, '` + epochTZ + `', current_setting('TimeZone')),
-		(x TIMESTAMP, f) AS strata_to_char(epoch_us(x), f, '` + epochTS + `', current_setting('TimeZone')),
-		(x DATE, f) AS strata_to_char(epoch_us(x::TIMESTAMP), f, '` + epochDate + `', current_setting('TimeZone')),
-		(x, f) AS strata_to_char(x::VARCHAR, f, typeof(x), current_setting('TimeZone'))`,
+	`CREATE MACRO to_char(x, f) AS strata_to_char(x, strata_to_char_check(f, typeof(x)), typeof(x), current_setting('TimeZone'))`,
 	formatMacro(),
 }
 
@@ -81,6 +83,9 @@ func registerPGFuncs(db *sql.DB) error {
 	defer conn.Close()
 	if err := duck.RegisterScalarUDF(conn, "strata_to_char", toCharUDF{}); err != nil {
 		return fmt.Errorf("strata_to_char: %w", err)
+	}
+	if err := duck.RegisterScalarUDF(conn, "strata_to_char_check", toCharCheckUDF{}); err != nil {
+		return fmt.Errorf("strata_to_char_check: %w", err)
 	}
 	if err := duck.RegisterScalarUDF(conn, "strata_format", formatUDF{}); err != nil {
 		return fmt.Errorf("strata_format: %w", err)
@@ -147,63 +152,46 @@ func zoneOf(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// The to_char macro passes a TIMESTAMPTZ, TIMESTAMP or DATE as its
-// microseconds since 1970 (epoch_us, a BIGINT) with one of these names
-// in place of its type: reading text back costs more than the
-// formatting, and DuckDB's text of a TIMESTAMPTZ has its UTC offset to
-// the minute only (local mean times before 1900 have seconds).
+// DuckDB's infinite timestamps and dates, as the driver gives them:
+// ±math.MaxInt64 µs and ±math.MaxInt32 days since 1970.
 const (
-	epochTZ   = "strata_epoch_tz"
-	epochTS   = "strata_epoch_ts"
-	epochDate = "strata_epoch_date"
+	duckTimestampInfinity = math.MaxInt64
+	duckDateInfinity      = math.MaxInt32
 )
 
-// epochDatum is the value of µs since 1970 passed for type name;
-// DuckDB's ±infinity are ±math.MaxInt64.
-func epochDatum(name string, us int64) types.Datum {
-	inf := 0
-	switch us {
-	case math.MaxInt64:
-		inf = 1
-	case -math.MaxInt64, math.MinInt64:
-		inf = -1
-	}
-	switch name {
-	case epochDate:
-		switch inf {
-		case 1:
+// timeDatum is the value of type t (TIMESTAMPTZ, TIMESTAMP or DATE) that
+// the driver gave as x, DuckDB's infinities as Strata's.
+func timeDatum(t types.Type, x time.Time) types.Datum {
+	if t.Kind == types.KindDate {
+		days := x.Unix() / 86400
+		if x.Unix() < 0 && x.Unix()%86400 != 0 {
+			days--
+		}
+		switch {
+		case days >= duckDateInfinity:
 			return types.NewDate(types.DateInfinity)
-		case -1:
+		case days <= -duckDateInfinity:
 			return types.NewDate(types.DateNegInfinity)
 		}
-		return types.NewDate(int32(us / 86_400_000_000))
-	case epochTZ:
-		switch inf {
-		case 1:
-			us = types.TimestampInfinity
-		case -1:
-			us = types.TimestampNegInfinity
-		}
-		return types.NewTimestampTZ(us)
+		return types.NewDate(int32(days))
 	}
-	switch inf {
-	case 1:
+	us := x.UnixMicro()
+	switch {
+	case us >= duckTimestampInfinity:
 		us = types.TimestampInfinity
-	case -1:
+	case us <= -duckTimestampInfinity:
 		us = types.TimestampNegInfinity
+	}
+	if t.Kind == types.KindTimestampTZ {
+		return types.NewTimestampTZ(us)
 	}
 	return types.NewTimestamp(us)
 }
 
 // valueType is the Strata type of DuckDB type name (typeof's spelling).
 func valueType(duckName string) (types.Type, error) {
-	switch duckName {
-	case "TIMESTAMP WITH TIME ZONE", epochTZ:
+	if duckName == "TIMESTAMP WITH TIME ZONE" {
 		duckName = "TIMESTAMPTZ"
-	case epochTS:
-		duckName = "TIMESTAMP"
-	case epochDate:
-		duckName = "DATE"
 	}
 	if strings.HasPrefix(duckName, "DECIMAL") {
 		return types.Numeric, nil // read every digit; to_char rounds
@@ -218,15 +206,8 @@ func valueType(duckName string) (types.Type, error) {
 	return t, nil
 }
 
-// parseValue reads the text DuckDB gave for a value of type t.
-func parseValue(t types.Type, s string, loc *time.Location) (types.Datum, error) {
-	s = strings.Replace(s, " (BC)", " BC", 1)
-	return types.ParseText(t, s, loc)
-}
-
 // toCharUDF is strata_to_char(value, template, type name, zone), the value
-// µs since 1970 (epochTZ, epochTS, epochDate) or text (typeof's name):
-// PostgreSQL's to_char (expr.ToChar). A constant template with a pattern
+// of any type with its typeof name: PostgreSQL's to_char (expr.ToChar). A constant template with a pattern
 // Strata lacks fails when the query is bound, as in a view.
 type toCharUDF struct{}
 
@@ -243,12 +224,43 @@ func (toCharUDF) Config() duck.ScalarFuncConfig {
 // Executor implements duck.ScalarFunc.
 func (toCharUDF) Executor() duck.ScalarFuncExecutor {
 	return duck.ScalarFuncExecutor{
+		RowExecutor: func(vals []driver.Value) (any, error) {
+			s, ok, err := toChar(vals)
+			if err != nil {
+				return nil, tagError(err)
+			}
+			if !ok {
+				return nil, nil
+			}
+			return s, nil
+		},
+	}
+}
+
+// toCharCheckUDF is strata_to_char_check(template, type name), the
+// template: a constant template with a pattern Strata lacks for values of
+// the type fails when DuckDB binds the query, as it fails when a view is
+// planned. It is a function of its own because the driver folds every
+// constant argument of a function with a bind step, and cannot fold a
+// DECIMAL (to_char(1.5, ...)); a constant call is folded once, so only a
+// template from a column costs a call per row.
+type toCharCheckUDF struct{}
+
+// Config implements duck.ScalarFunc.
+func (toCharCheckUDF) Config() duck.ScalarFuncConfig {
+	v := varcharInfo()
+	return duck.ScalarFuncConfig{InputTypeInfos: []duck.TypeInfo{v, v}, ResultTypeInfo: v}
+}
+
+// Executor implements duck.ScalarFunc.
+func (toCharCheckUDF) Executor() duck.ScalarFuncExecutor {
+	return duck.ScalarFuncExecutor{
 		ScalarBinder: func(ctx context.Context, args []duck.ScalarUDFArg) (context.Context, error) {
-			if len(args) != 4 || !args[1].Foldable || !args[2].Foldable {
+			if len(args) != 2 || !args[0].Foldable || !args[1].Foldable {
 				return ctx, nil
 			}
-			tmpl, ok1 := args[1].Value.(string)
-			name, ok2 := args[2].Value.(string)
+			tmpl, ok1 := args[0].Value.(string)
+			name, ok2 := args[1].Value.(string)
 			if !ok1 || !ok2 || name == "NULL" || name == `"NULL"` {
 				return ctx, nil
 			}
@@ -261,16 +273,7 @@ func (toCharUDF) Executor() duck.ScalarFuncExecutor {
 			}
 			return ctx, nil
 		},
-		RowExecutor: func(vals []driver.Value) (any, error) {
-			s, ok, err := toChar(vals)
-			if err != nil {
-				return nil, tagError(err)
-			}
-			if !ok {
-				return nil, nil
-			}
-			return s, nil
-		},
+		RowExecutor: func(vals []driver.Value) (any, error) { return vals[0], nil },
 	}
 }
 
@@ -297,18 +300,26 @@ func toChar(vals []driver.Value) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	var v types.Datum
-	switch x := vals[0].(type) {
-	case int64:
-		v = epochDatum(name, x)
-	case string:
-		if v, err = parseValue(t, x, loc); err != nil {
-			return "", false, err
-		}
-	default:
-		return "", false, sqlerr.New(sqlerr.InternalError, "strata_to_char: value of Go type %T", vals[0])
+	v, err := argDatum(vals[0], t)
+	if err != nil {
+		return "", false, err
 	}
 	return expr.ToChar(&expr.Context{Loc: loc}, v, tmpl)
+}
+
+// argDatum is the value x the driver gave for an argument of type t.
+func argDatum(x any, t types.Type) (types.Datum, error) {
+	if tm, ok := x.(time.Time); ok {
+		switch t.Kind {
+		case types.KindTimestamp, types.KindTimestampTZ, types.KindDate:
+			return timeDatum(t, tm), nil
+		}
+	}
+	v, err := duckdb.ToDatum(x, t)
+	if err != nil {
+		return types.Null, sqlerr.New(sqlerr.InternalError, "strata_to_char: %v", err)
+	}
+	return v, nil
 }
 
 // formatUDF is strata_format(f, a1 text, typeof(a1), ...): PostgreSQL's

@@ -192,6 +192,93 @@ func TestToCharErrorsOnDuckDB(t *testing.T) {
 	}
 }
 
+// TestToCharOfAggregates: to_char takes aggregates, window functions and
+// other arguments whose type DuckDB knows only once it has bound them,
+// in a SELECT and in a view's query that Verify recomputes.
+func TestToCharOfAggregates(t *testing.T) {
+	e := newEngine(t)
+	num3, _ := types.NumericType(12, 3)
+	cols := []Column{
+		{Name: "g", Type: types.Int64}, {Name: "ts", Type: types.Timestamp}, {Name: "tz", Type: types.TimestampTZ},
+		{Name: "d", Type: types.Date}, {Name: "i", Type: types.Int32}, {Name: "b", Type: types.Int64}, {Name: "n", Type: num3},
+	}
+	at := func(s string) time.Time { return mustTime(t, "2006-01-02 15:04:05", s, time.UTC) }
+	row := func(g int64, s string, i int32, b int64, n string) types.Row {
+		w := at(s)
+		return types.Row{i64(g), types.NewTimestamp(w.UnixMicro()), types.NewTimestampTZ(w.UnixMicro()),
+			types.NewDate(int32(w.Unix() / 86400)), types.NewInt32(i), i64(b), num(n)}
+	}
+	rows := []types.Row{
+		row(1, "2020-03-05 14:07:09", 7, 1234567, "1234.567"),
+		row(1, "2021-11-22 08:00:00", -21, 10, "-0.500"),
+		row(2, "1999-12-31 23:59:59", 4, -3, "2.250"),
+	}
+	rel := []Relation{{Name: "tzt", Columns: cols, Rows: rows}}
+	for _, c := range []struct{ q, want string }{
+		{"SELECT to_char(min(ts), 'YYYY-MM-DD HH24:MI'), to_char(max(ts), 'YYYY'), to_char(max(tz), 'YYYY-MM-DD HH24 TZ') FROM tzt",
+			"1999-12-31 23:59|2021|2021-11-22 08 UTC\n"},
+		{"SELECT to_char(min(d), 'FMDD Mon YYYY'), to_char(max(d), 'YYYY-MM-DD') FROM tzt", "31 Dec 1999|2021-11-22\n"},
+		{"SELECT to_char(min(i), 'FM999'), to_char(max(b), 'FM9,999,999'), to_char(sum(i), 'FM999'), to_char(sum(b), 'FM9999999'), to_char(avg(i), 'FM990.00'), to_char(avg(b), 'FM9999999.00') FROM tzt",
+			"-21|1,234,567|-10|1234574|-3.33|411524.67\n"},
+		{"SELECT to_char(min(n), 'FM990.000'), to_char(max(n), 'FM9990.0'), to_char(sum(n), 'FM9990.000'), to_char(avg(n), 'FM990.0000') FROM tzt",
+			"-0.500|1234.6|1236.317|412.1057\n"},
+		{"SELECT g, to_char(max(ts), 'YYYY'), to_char(sum(n), 'S0000.0') FROM tzt GROUP BY g ORDER BY g", "1|2021|+1234.1\n2|1999|+0002.3\n"},
+		{"SELECT to_char(sum(i) OVER (), 'FM999'), to_char(min(ts) OVER (PARTITION BY g), 'YYYY') FROM tzt ORDER BY b", "-10|1999\n-10|2020\n-10|2020\n"},
+		{"SELECT to_char((SELECT max(d) FROM tzt), 'YYYY'), to_char(max(i) + 1, '99'), to_char(NULL::TIMESTAMP, 'YYYY'), to_char(1.5, '9.9') FROM tzt", "2021|  8|NULL| 1.5\n"},
+	} {
+		res, err := e.QueryRelations(context.Background(), rel, c.q, QueryOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", c.q, err)
+			continue
+		}
+		if got := text(res.Rows); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.q, got, c.want)
+		}
+	}
+	// A constant template Strata refuses fails before a row is read,
+	// whatever the argument.
+	_, err := e.QueryRelations(context.Background(), []Relation{{Name: "tzt", Columns: cols}}, "SELECT to_char(max(i), 'RN') FROM tzt", QueryOptions{})
+	if sqlerr.Code(err) != sqlerr.FeatureNotSupported || err.Error() != `to_char pattern "RN" is not supported` {
+		t.Errorf("to_char(max(i), 'RN'): %v (%s)", err, sqlerr.Code(err))
+	}
+
+	// A view of to_char over aggregates, recomputed by Verify.
+	fs := fileio.NewMem()
+	fields := make([]schema.Field, len(cols))
+	for k, c := range cols {
+		fields[k] = schema.Field{Name: c.Name, Type: c.Type}
+	}
+	ev, err := table.Create(fs, "wh/dev/tzt", fields, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown, err := table.Create(fs, "wh/dev/shown", []schema.Field{
+		{Name: "g", Type: types.Int64}, {Name: "first", Type: types.Text}, {Name: "last_day", Type: types.Text},
+		{Name: "total", Type: types.Text}, {Name: "mean", Type: types.Text}, {Name: "amount", Type: types.Text},
+	}, []string{"g"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "SELECT g, to_char(min(ts), 'YYYY-MM-DD HH24:MI:SS'), to_char(max(d), 'FMDD Mon YYYY'), to_char(sum(b), 'FM9999999'), to_char(avg(i), 'FM990.00'), to_char(sum(n), 'FM9990.000') FROM tzt GROUP BY g"
+	ew, _ := ev.NewWriter("ingest")
+	sw, _ := shown.NewWriter("view")
+	var in []change
+	for _, r := range rows {
+		in = append(in, ins(r))
+	}
+	commitEpoch(t, ev, ew, 1, in...)
+	commitEpoch(t, shown, sw, 1,
+		ins(types.Row{i64(1), txt("2020-03-05 14:07:09"), txt("22 Nov 2021"), txt("1234577"), txt("-7.00"), txt("1234.067")}),
+		ins(types.Row{i64(2), txt("1999-12-31 23:59:59"), txt("31 Dec 1999"), txt("-3"), txt("4.00"), txt("2.250")}))
+	d, err := e.VerifyIn(context.Background(), nil, q, []Input{{Name: "tzt", Table: ev, Epoch: 1}}, Input{Name: "shown", Table: shown, Epoch: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Empty() {
+		t.Errorf("verify:\n%s", d)
+	}
+}
+
 // TestFormatAgreesWithViews runs format() with %s, %I, %L, positions and
 // widths in DuckDB and compares with the view's format.
 func TestFormatAgreesWithViews(t *testing.T) {

@@ -56,10 +56,15 @@ var overflowNames = map[string]string{
 var msgRules = []msgRule{
 	{regexp.MustCompile(`^Referenced column "(.+)" not found in FROM clause`), func(m []string, rest string) pgMessage {
 		out := pgMessage{code: sqlerr.UndefinedColumn, message: `column "` + m[1] + `" does not exist`}
-		if c := firstQuoted(rest, "Candidate bindings:"); c != "" {
-			out.hint = `Perhaps you meant to reference the column "` + c + `".`
-		}
+		// The candidates DuckDB lists, when the query's scope is not
+		// known (pgColumnHint): the closest as PostgreSQL judges.
+		var rel scopeRel
+		rel.cols = candidateColumns(rest)
+		out.hint = closestColumnHint(strings.ToLower(m[1]), []scopeRel{rel})
 		return out
+	}},
+	{regexp.MustCompile(`^Referenced column "(.+)" was not found because the FROM clause is missing`), func(m []string, _ string) pgMessage {
+		return pgMessage{code: sqlerr.UndefinedColumn, message: `column "` + m[1] + `" does not exist`}
 	}},
 	{regexp.MustCompile(`^(?:Values list|Table|Binding) "(.+)" does not have a column named "(.+)"`), func(m []string, _ string) pgMessage {
 		return pgMessage{code: sqlerr.UndefinedColumn, message: "column " + m[1] + "." + m[2] + " does not exist"}
@@ -219,21 +224,36 @@ func translate(msg, code string) (pgMessage, bool) {
 	return pgMessage{code: code, message: pgTypeWords(first)}, false
 }
 
-// firstQuoted returns the first "quoted" word after label in s.
-func firstQuoted(s, label string) string {
-	_, after, ok := strings.Cut(s, label)
+// candidateColumns returns the columns DuckDB's "Candidate bindings:"
+// line in s lists, best first, each as PostgreSQL names it: an unaliased
+// select item by its function's name (count_star() is count,
+// pgColumnName), a qualifier kept. Items PostgreSQL names ?column? (an
+// operator's or a cast's text) cannot be referenced and are left out.
+func candidateColumns(s string) []string {
+	_, after, ok := strings.Cut(s, "Candidate bindings:")
 	if !ok {
-		return ""
+		return nil
 	}
-	_, after, ok = strings.Cut(after, `"`)
-	if !ok {
-		return ""
+	line, _, _ := strings.Cut(after, "\n")
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(line, `"`)
+		if !ok {
+			return out
+		}
+		word, rest, ok := strings.Cut(rest, `"`)
+		if !ok {
+			return out
+		}
+		line = rest
+		qual, col := "", word
+		if i := strings.IndexByte(word, '.'); i > 0 && i < strings.IndexByte(word+"(", '(') {
+			qual, col = word[:i+1], word[i+1:]
+		}
+		if col = pgColumnName(col); col != "?column?" {
+			out = append(out, qual+col)
+		}
 	}
-	word, _, ok := strings.Cut(after, `"`)
-	if !ok {
-		return ""
-	}
-	return word
 }
 
 // splitCall splits DuckDB's "name(T1, T2)" into the name and the argument
@@ -338,7 +358,8 @@ func pgTypeName(t string) string {
 }
 
 // typeWord finds DuckDB's type names in free text.
-var typeWord = regexp.MustCompile(`\b(?:TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|DECIMAL\(\d+, ?\d+\)|VARCHAR|STRING_LITERAL|INTEGER_LITERAL|HUGEINT|UHUGEINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT|TINYINT|BIGNUM|BLOB|INT128|INT64|INT32|INT16|INTEGER|BIGINT|SMALLINT|DOUBLE|BOOLEAN|TIMESTAMP|INTERVAL)\b(?:\[\])?`)
+// DECIMAL(p,s) ends in ")", after which \b would need a word character.
+var typeWord = regexp.MustCompile(`\b(?:DECIMAL\(\d+, ?\d+\)|(?:TIMESTAMP WITH TIME ZONE|TIME WITH TIME ZONE|VARCHAR|STRING_LITERAL|INTEGER_LITERAL|HUGEINT|UHUGEINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT|TINYINT|BIGNUM|BLOB|INT128|INT64|INT32|INT16|INTEGER|BIGINT|SMALLINT|DOUBLE|BOOLEAN|TIMESTAMP|INTERVAL)\b)(?:\[\])?`)
 
 // pgTypeWords replaces DuckDB's type names in free text with PostgreSQL's.
 func pgTypeWords(s string) string {

@@ -12,14 +12,14 @@ import (
 
 // duckWords are words of DuckDB's messages a PostgreSQL client should
 // never see.
-var duckWords = regexp.MustCompile(`(?i)duckdb|binder error|catalog error|parser error|candidate (functions|bindings|tables)|did you mean|hugeint|varchar|string_literal|integer_literal|\bint(16|32|64|128)\b|any_value|!$`)
+var duckWords = regexp.MustCompile(`(?i)duckdb|binder error|catalog error|parser error|candidate (functions|bindings|tables)|did you mean|from clause is missing|hugeint|varchar|string_literal|integer_literal|\bint(16|32|64|128)\b|any_value|count_star|type type|type \d+|!$`)
 
 func TestErrorsSpeakPostgres(t *testing.T) {
 	e := newEngine(t)
 	tb := accounts(t, fileio.NewMem(), "wh/dev/accounts")
 	in := []Input{{Name: "accounts", Table: tb, Epoch: 1}}
 	cases := []struct{ sql, code, msg, hint string }{
-		{"SELECT nosuch FROM accounts", sqlerr.UndefinedColumn, `column "nosuch" does not exist`, `Perhaps you meant to reference the column "name".`},
+		{"SELECT nosuch FROM accounts", sqlerr.UndefinedColumn, `column "nosuch" does not exist`, ""},
 		{"SELECT accounts.nosuch FROM accounts", sqlerr.UndefinedColumn, `column accounts.nosuch does not exist`, ""},
 		{"SELECT x.id FROM accounts", sqlerr.UndefinedTable, `missing FROM-clause entry for table "x"`, ""},
 		{"SELECT nosuchfn(id) FROM accounts", sqlerr.UndefinedFunction, `function nosuchfn does not exist`, noFunctionHint},
@@ -51,14 +51,57 @@ func TestErrorsSpeakPostgres(t *testing.T) {
 		{"SELECT 'a'::int[]", sqlerr.InvalidTextRepresentation, `invalid input syntax for type integer[]: "a"`, ""},
 		{"SELECT id FROM accounts GROUP BY 5", sqlerr.InvalidColumnReference, "GROUP BY position is not in select list", "The select list has 1 columns."},
 		{"SELECT * FROM accounts a JOIN accounts b USING (nosuch)", sqlerr.UndefinedColumn, `column "nosuch" specified in USING clause does not exist in left table`, ""},
+		// Bare identifiers fold to lower case, quoted ones stay exact;
+		// an unaliased count(*) is PostgreSQL's count.
+		{"SELECT ROLLUP_TEST FROM (SELECT name, count(*) FROM accounts GROUP BY ROLLUP(name)) x", sqlerr.UndefinedColumn, `column "rollup_test" does not exist`, ""},
+		{`SELECT "ROLLUP_TEST" FROM accounts`, sqlerr.UndefinedColumn, `column "ROLLUP_TEST" does not exist`, ""},
+		{"SELECT NoSuch + 1", sqlerr.UndefinedColumn, `column "nosuch" does not exist`, ""},
+		{"SELECT Accounts.NoSuch FROM accounts", sqlerr.UndefinedColumn, `column accounts.nosuch does not exist`, ""},
+		{"SELECT coun FROM (SELECT count(*), sum(id), id + 1 FROM accounts GROUP BY id) x", sqlerr.UndefinedColumn, `column "coun" does not exist`, `Perhaps you meant to reference the column "x.count".`},
+		// The hint names the closest column in scope, qualified, as
+		// PostgreSQL does, and none when nothing is close.
+		{"SELECT nme FROM accounts", sqlerr.UndefinedColumn, `column "nme" does not exist`, `Perhaps you meant to reference the column "accounts.name".`},
+		{"SELECT balanse FROM Accounts A", sqlerr.UndefinedColumn, `column "balanse" does not exist`, `Perhaps you meant to reference the column "a.balance".`},
+		{"SELECT nme FROM accounts a, accounts b", sqlerr.UndefinedColumn, `column "nme" does not exist`, `Perhaps you meant to reference the column "a.name" or the column "b.name".`},
+		{"SELECT id FROM accounts WHERE id IN (SELECT idd + 1 FROM accounts a2)", sqlerr.UndefinedColumn, `column "idd" does not exist`, `Perhaps you meant to reference the column "a2.id".`},
+		{"SELECT amount FROM accounts", sqlerr.UndefinedColumn, `column "amount" does not exist`, ""},
+		{"SELECT s FROM generate_series(1, 2) g(n)", sqlerr.UndefinedColumn, `column "s" does not exist`, ""},
+		{"WITH c AS (SELECT * FROM accounts) SELECT nme FROM c", sqlerr.UndefinedColumn, `column "nme" does not exist`, `Perhaps you meant to reference the column "name".`},
+		// A whole-row reference: PostgreSQL's composite row, DuckDB's
+		// STRUCT; Strata returns neither.
+		{"SELECT accounts FROM accounts", sqlerr.FeatureNotSupported, `a whole-row reference ("accounts") is not supported; list the columns or use accounts.*`, ""},
+		{"SELECT id, A FROM accounts a", sqlerr.FeatureNotSupported, `a whole-row reference ("a") is not supported; list the columns or use a.*`, ""},
+		{`SELECT "X" FROM (SELECT 1 AS a) "X"`, sqlerr.FeatureNotSupported, `a whole-row reference ("X") is not supported; list the columns or use "X".*`, ""},
+		{"SELECT {'a': 1} AS accounts FROM accounts", sqlerr.FeatureNotSupported, `column "accounts" has type struct("a" integer), which Strata cannot return`, "Cast the column to text or to a scalar type."},
 		{"SELECT * FROM accounts FOR UPDATE", sqlerr.FeatureNotSupported, "SELECT ... FOR UPDATE and FOR SHARE are not supported", "Every read sees one consistent version of committed epochs and locks nothing; drop the locking clause."},
 	}
 	for _, c := range cases {
 		_, err := e.Query(context.Background(), in, c.sql, QueryOptions{})
+		checkPostgresError(t, c.sql, err, c.code, c.msg, c.hint)
+	}
+	// Describe (a wire protocol's Parse) names a column's type as a
+	// query does.
+	for _, c := range []struct{ sql, code, msg, hint string }{
+		{"SELECT accounts FROM accounts", sqlerr.FeatureNotSupported, `a whole-row reference ("accounts") is not supported; list the columns or use accounts.*`, ""},
+		{"SELECT {'a': 1, 'b': [2.5]}", sqlerr.FeatureNotSupported, `column "struct_pack" has type struct("a" integer, "b" numeric(2,1)[]), which Strata cannot return`, "Cast the column to text or to a scalar type."},
+		{"SELECT map(['k'], [1]) AS m", sqlerr.FeatureNotSupported, `column "m" has type map(text, integer), which Strata cannot return`, "Cast the column to text or to a scalar type."},
+		{"SELECT nme FROM accounts", sqlerr.UndefinedColumn, `column "nme" does not exist`, `Perhaps you meant to reference the column "accounts.name".`},
+	} {
+		_, _, err := e.Describe(context.Background(), in, c.sql)
+		checkPostgresError(t, "Describe "+c.sql, err, c.code, c.msg, c.hint)
+	}
+}
+
+// checkPostgresError fails t unless err has code, msg and hint and none
+// of its words are DuckDB's.
+func checkPostgresError(t *testing.T, sql string, err error, code, msg, hint string) {
+	t.Helper()
+	c := struct{ sql, code, msg, hint string }{sql, code, msg, hint}
+	{
 		se := sqlerr.From(err)
 		if se == nil {
 			t.Errorf("%s: no error", c.sql)
-			continue
+			return
 		}
 		if se.Code != c.code || se.Message != c.msg || se.Hint != c.hint {
 			t.Errorf("%s:\n got %s %q hint %q\nwant %s %q hint %q", c.sql, se.Code, se.Message, se.Hint, c.code, c.msg, c.hint)
@@ -81,6 +124,9 @@ func TestPgTypeName(t *testing.T) {
 		}
 	}
 	if got := pgTypeWords("cannot add VARCHAR and HUGEINT[] values"); got != "cannot add text and numeric[] values" {
+		t.Errorf("pgTypeWords: %s", got)
+	}
+	if got := pgTypeWords(`STRUCT("n" DECIMAL(10,2), "l" DECIMAL(4, 1)[])`); got != `STRUCT("n" numeric(10,2), "l" numeric(4, 1)[])` {
 		t.Errorf("pgTypeWords: %s", got)
 	}
 }
@@ -127,6 +173,35 @@ func TestNamePosition(t *testing.T) {
 	} {
 		if got := NamePosition(tc.query, tc.message); got != tc.want {
 			t.Errorf("NamePosition(%q, %q) = %d, want %d", tc.query, tc.message, got, tc.want)
+		}
+	}
+}
+
+// TestClosestColumnHint: PostgreSQL's rule for the suggested column.
+func TestClosestColumnHint(t *testing.T) {
+	orders := scopeRel{qual: "orders", cols: []string{"id", "customer", "amount", "name"}}
+	items := scopeRel{qual: "i", cols: []string{"id", "sku", "nam"}}
+	for _, c := range []struct {
+		written string
+		rels    []scopeRel
+		want    string
+	}{
+		{"nme", []scopeRel{orders}, `Perhaps you meant to reference the column "orders.name".`},
+		{"amout", []scopeRel{orders}, `Perhaps you meant to reference the column "orders.amount".`},
+		{"customr", []scopeRel{{cols: []string{"customer"}}}, `Perhaps you meant to reference the column "customer".`},
+		// Two equally close in two relations, or more: PostgreSQL names
+		// two, or none.
+		{"idd", []scopeRel{orders, items}, `Perhaps you meant to reference the column "orders.id" or the column "i.id".`},
+		{"nme", []scopeRel{orders, items, {qual: "x", cols: []string{"nm", "me"}}}, ""},
+		{"nme", []scopeRel{{qual: "x", cols: []string{"nm", "me"}}}, ""},
+		// More than half the characters differ, or more than three edits.
+		{"ab", []scopeRel{orders}, ""},
+		{"zzzzz", []scopeRel{orders}, ""},
+		{"customerzzzz", []scopeRel{orders}, ""},
+		{"x", []scopeRel{{cols: []string{"y"}}}, ""},
+	} {
+		if got := closestColumnHint(c.written, c.rels); got != c.want {
+			t.Errorf("closestColumnHint(%q) = %q, want %q", c.written, got, c.want)
 		}
 	}
 }

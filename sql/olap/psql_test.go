@@ -192,7 +192,7 @@ Indexes:
 	}
 	for cmd, want := range map[string]string{
 		"SELECT 1/0":                        "ERROR:  22012: division by zero",
-		"SELECT nope FROM dev.accounts":     "ERROR:  42703: column \"nope\" does not exist\nHINT:  Perhaps you meant to reference the column \"name\".",
+		"SELECT nope FROM dev.accounts":     "ERROR:  42703: column \"nope\" does not exist\nHINT:  Perhaps you meant to reference the column \"accounts.name\".",
 		"SELECT * FROM missing":             "ERROR:  42P01: relation \"missing\" does not exist",
 		"SELECT count(*) FROM dev.accounts": "count",
 	} {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/internal/types"
+	"github.com/stratadb/strata/sql/pglex"
 	"github.com/stratadb/strata/sql/sqlerr"
 )
 
@@ -39,7 +40,7 @@ func runSelect(ctx context.Context, conn *sql.Conn, sqlText string, maxRows int,
 		if ctx.Err() != nil {
 			return nil, sqlerr.Wrap(sqlerr.QueryCanceled, fmt.Errorf("canceling statement due to user request: %w", ctx.Err()))
 		}
-		return nil, mapError(err)
+		return nil, pgColumnHint(ctx, conn, pgQueryNames(mapError(wholeRowError(ctx, conn, err, sqlText)), sqlText), sqlText)
 	}
 	return res, nil
 }
@@ -91,7 +92,7 @@ func describeSelect(ctx context.Context, conn *sql.Conn, sqlText string) ([]Colu
 		return nil
 	})
 	if err != nil {
-		return nil, nil, mapError(err)
+		return nil, nil, pgColumnHint(ctx, conn, pgQueryNames(mapError(wholeRowError(ctx, conn, err, sqlText)), sqlText), sqlText)
 	}
 	nameColumns(ctx, conn, sqlText, cols, duckNames)
 	return cols, params, nil
@@ -192,10 +193,55 @@ func readRows(ctx context.Context, rows driver.Rows, maxRows int) (*Result, erro
 
 // unreturnableColumn is the 0A000 error for a result column of a type
 // Strata has no equivalent for (a struct, a map), named as PostgreSQL
-// would name it.
+// would name it. Its cause is a *columnTypeError.
 func unreturnableColumn(name, duckType string, cause error) error {
-	e := sqlerr.Wrap(sqlerr.FeatureNotSupported, cause)
+	e := sqlerr.Wrap(sqlerr.FeatureNotSupported, &columnTypeError{column: name, duckType: duckType, err: cause})
 	e.Message = fmt.Sprintf("column %q has type %s, which Strata cannot return", pgColumnName(name), strings.ToLower(pgTypeWords(duckType)))
 	e.Hint = "Cast the column to text or to a scalar type."
 	return e
+}
+
+// columnTypeError says which result column has a type Strata cannot
+// return (unreturnableColumn).
+type columnTypeError struct {
+	column, duckType string
+	err              error
+}
+
+func (e *columnTypeError) Error() string { return e.err.Error() }
+
+func (e *columnTypeError) Unwrap() error { return e.err }
+
+// wholeRowError turns err, when it is about a result column of a STRUCT
+// type whose select item is a bare reference to a relation of query
+// (SELECT t FROM t), into the error for a whole-row reference:
+// PostgreSQL returns the row as a composite value, which Strata has no
+// type for, and DuckDB returns it as a STRUCT.
+func wholeRowError(ctx context.Context, conn *sql.Conn, err error, query string) error {
+	var ct *columnTypeError
+	if !errors.As(err, &ct) || !strings.HasPrefix(ct.duckType, "STRUCT(") || !isRelationName(ctx, conn, query, ct.column) {
+		return err
+	}
+	name := foldName(query, ct.column)
+	ref := name
+	if !plainLowerIdent(ref) {
+		ref = quoteIdent(ref)
+	}
+	e := sqlerr.Wrap(sqlerr.FeatureNotSupported, ct)
+	e.Message = fmt.Sprintf("a whole-row reference (%q) is not supported; list the columns or use %s.*", name, ref)
+	return e
+}
+
+// plainLowerIdent reports whether name needs no quotes in SQL text: a
+// lower-case identifier.
+func plainLowerIdent(name string) bool {
+	if name == "" || !pglex.IsIdentStart(name[0]) || name != strings.ToLower(name) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !pglex.IsIdentChar(name[i]) {
+			return false
+		}
+	}
+	return true
 }
