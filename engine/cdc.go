@@ -146,30 +146,54 @@ func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExis
 	return nil
 }
 
-// DropSource drops a source that no table, view or sink reads.
-func (e *Engine) DropSource(ctx context.Context, name catalog.ObjectName, ifExists bool) error {
+// DropSource drops a source that no table, view or sink reads. A
+// postgres-cdc source's replication slot, and its publication when the
+// source created it, are dropped upstream once the catalog change is
+// committed (dropsource.go); when that fails the DROP still succeeds, and
+// the notice returned (nil otherwise) tells what to drop by hand.
+func (e *Engine) DropSource(ctx context.Context, name catalog.ObjectName, ifExists bool) (*sqlerr.Error, error) {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	cat, err := e.meta.Catalog(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !cat.IsSource(name) {
 		if ifExists {
-			return nil
+			return nil, nil
 		}
-		return sqlerr.New(sqlerr.UndefinedObject, "source %q does not exist", name.Name)
+		return nil, sqlerr.New(sqlerr.UndefinedObject, "source %q does not exist", name.Name)
 	}
 	if err := sourceDependents(cat, name); err != nil {
-		return err
+		return nil, err
 	}
 	if err := sourceDependentsError(cat, name); err != nil {
-		return err
+		return nil, err
+	}
+	up, err := planUpstreamDrop(cat, name)
+	if err != nil {
+		return nil, err
+	}
+	intent := ""
+	if up != nil {
+		if intent, err = e.writeSourceDropIntent(*up); err != nil {
+			return nil, err
+		}
 	}
 	if err := e.meta.DropSource(ctx, name); err != nil {
-		return sqlerr.Wrap(sqlerr.DependentObjectsStillExist, err)
+		if intent != "" {
+			_ = os.Remove(intent) // the source stays: nothing to clean
+		}
+		return nil, sqlerr.Wrap(sqlerr.DependentObjectsStillExist, err)
 	}
-	return nil
+	if up == nil {
+		return nil, nil
+	}
+	notice := e.dropUpstream(context.WithoutCancel(ctx), *up)
+	if err := os.Remove(intent); err != nil {
+		e.log.Warn("drop intent left behind", "intent", intent, "err", err)
+	}
+	return notice, nil
 }
 
 // createSourceTable creates table t fed by source src's upstream table

@@ -127,7 +127,7 @@ func TestCDCTableFilledAtCreate(t *testing.T) {
 	if err := e.CreateView(ctx, catalog.Name(DefaultDatabase, "nv"), "SELECT count(*) AS n FROM notes", nil, false); err != nil {
 		t.Fatal(err)
 	}
-	err = e.DropSource(ctx, src.Name, false)
+	_, err = e.DropSource(ctx, src.Name, false)
 	se := &sqlerr.Error{}
 	if !errors.As(err, &se) || se.Code != sqlerr.DependentObjectsStillExist ||
 		!strings.Contains(se.Message, "cannot drop source shop because table notes is created from it, and nv depends on them") ||

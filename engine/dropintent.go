@@ -26,15 +26,23 @@ import (
 //
 // Format (version 1): DIR/drops/drop-<random>.json, JSON
 //
-//	{"version": 1, "tables": ["db.name", ...], "jobs": ["view-db-name", ...]}
+//	{"version": 1, "tables": ["db.name", ...], "jobs": ["view-db-name", ...],
+//	 "sources": [{"source": "db.name", "options": {...}, "keep_publication": true}]}
+//
+// sources (optional, added later within version 1: an older reader
+// ignores it and leaves only the upstream slot behind) names the
+// postgres-cdc sources a DROP SOURCE removes; the replay drops their
+// replication slots upstream when the catalog no longer holds them
+// (dropsource.go).
 //
 // written to drop-<random>.tmp, synced, renamed and the directory synced,
 // so a reader sees the whole intent or none; a .tmp file is an intent
 // that never became durable (its DROP stopped nothing), removed on sight.
 type dropIntent struct {
-	Version int      `json:"version"`
-	Tables  []string `json:"tables"`
-	Jobs    []string `json:"jobs"`
+	Version int            `json:"version"`
+	Tables  []string       `json:"tables"`
+	Jobs    []string       `json:"jobs"`
+	Sources []upstreamDrop `json:"sources,omitempty"`
 }
 
 // dropIntentVersion is the version of the intent format this code
@@ -51,6 +59,17 @@ func (e *Engine) writeDropIntent(tables []catalog.ObjectName, jobs []string) (st
 	for _, t := range tables {
 		in.Tables = append(in.Tables, t.String())
 	}
+	return e.saveDropIntent(in)
+}
+
+// writeSourceDropIntent makes the intent of a DROP SOURCE that removes
+// up durable and returns its path.
+func (e *Engine) writeSourceDropIntent(up upstreamDrop) (string, error) {
+	return e.saveDropIntent(dropIntent{Version: dropIntentVersion, Sources: []upstreamDrop{up}})
+}
+
+// saveDropIntent writes in durably and returns its path.
+func (e *Engine) saveDropIntent(in dropIntent) (string, error) {
 	b, err := json.Marshal(in)
 	if err != nil {
 		return "", err
@@ -162,6 +181,19 @@ func (e *Engine) replayDropIntents(ctx context.Context) error {
 				continue
 			}
 			ierrs = append(ierrs, e.forgetJob(j))
+		}
+		for _, up := range in.Sources {
+			n, err := catalog.ParseObjectName(up.Source)
+			if err != nil {
+				ierrs = append(ierrs, fmt.Errorf("drop intent %s: %w", path, err))
+				continue
+			}
+			if cat.IsSource(n) {
+				continue // not dropped, or created again since
+			}
+			// An upstream that cannot be reached is logged with the slot
+			// to drop by hand (dropUpstream), and the intent goes.
+			_ = e.dropUpstream(ctx, up)
 		}
 		if err := errors.Join(ierrs...); err != nil {
 			errs = append(errs, err)

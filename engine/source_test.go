@@ -368,7 +368,7 @@ func TestSourceRefusals(t *testing.T) {
 	waitSourceConsumed(t, e, view, name, rd)
 	_, err = e.Verify(ctx, view, 0)
 	check("verify", err, sqlerr.ObjectNotInPrerequisiteState, "cannot be recomputed", "source bids", "stores nothing", "says nothing against the view")
-	err = e.DropSource(ctx, name, false)
+	_, err = e.DropSource(ctx, name, false)
 	check("DROP SOURCE", err, sqlerr.DependentObjectsStillExist, "cannot drop source bids", "materialized view big reads it")
 	if err := e.Drop(ctx, "view", view, false, false); err != nil {
 		t.Fatal(err)
@@ -376,7 +376,7 @@ func TestSourceRefusals(t *testing.T) {
 	if p := e.SourcePosition(view, name); p != (ingest.Pair{}) {
 		t.Errorf("position of a dropped view's reader: %+v", p)
 	}
-	if err := e.DropSource(ctx, name, false); err != nil {
+	if _, err := e.DropSource(ctx, name, false); err != nil {
 		t.Fatalf("DROP SOURCE once no view reads it: %v", err)
 	}
 }
@@ -417,7 +417,7 @@ func TestSourceSink(t *testing.T) {
 	if len(want) == 0 || sorted(got) != sorted(want) {
 		t.Fatalf("sink target: %d rows, want the generator's %d bids with price > 5000", len(got), len(want))
 	}
-	err := e.DropSource(ctx, src, false)
+	_, err := e.DropSource(ctx, src, false)
 	if err == nil || sqlerr.Code(err) != sqlerr.DependentObjectsStillExist || !strings.Contains(err.Error(), "sink s reads it") {
 		t.Fatalf("DROP SOURCE read by a sink: %v", err)
 	}

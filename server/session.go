@@ -1036,7 +1036,10 @@ func (s *Session) drop(ctx context.Context, st *ddl.Drop) (*pgwire.Result, error
 				err = sqlerr.New(sqlerr.FeatureNotSupported, "DROP SOURCE ... CASCADE is not supported: drop the tables, views and sinks built on source %s first", name.Name)
 				break
 			}
-			err = s.e.DropSource(ctx, name, st.IfExists)
+			var notice *sqlerr.Error
+			if notice, err = s.e.DropSource(ctx, name, st.IfExists); notice != nil {
+				res.Notices = append(res.Notices, notice)
+			}
 		case ddl.Sink:
 			rels = append(rels, name)
 		default:

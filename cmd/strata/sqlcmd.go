@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/chzyer/readline"
@@ -113,6 +118,12 @@ ON_ERROR_STOP=1, or \set in a script) and a statement of a script
 failed: the run stops there. With ON_ERROR_STOP a failed -c stops the
 run too, with status 1.
 
+Ctrl-C while a statement runs asks the server to cancel it, as psql
+does ("Cancel request sent"); the statement fails with "ERROR:  canceling
+statement due to user request" and the connection stays: a -c that
+fails so exits with status 1, a script (-f, standard input) stops there
+with status 3, and at the terminal the next prompt comes.
+
 A server started with --password-file asks for a password: give it with
 --password or PGPASSWORD. --sslmode works as libpq's: disable, allow,
 prefer (the default: TLS when the server offers it, started with
@@ -122,8 +133,16 @@ verify-ca and verify-full (TLS with the certificate checked against
 PGSSLROOTCERT set their defaults.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-			defer stop()
+			// Ctrl-C (SIGINT) does not end the run: while a statement
+			// runs it asks the server to cancel it, as psql does
+			// (sqlSession.interrupt); while connecting it stops the
+			// connection attempt.
+			ctx := context.Background()
+			connectCtx, stopConnect := context.WithCancel(ctx)
+			defer stopConnect()
+			sigs := make(chan os.Signal, 1)
+			signal.Notify(sigs, os.Interrupt)
+			defer signal.Stop(sigs)
 			onErrorStop, err := parseSQLVars(vars)
 			if err != nil {
 				return err
@@ -142,12 +161,31 @@ PGSSLROOTCERT set their defaults.`,
 			}
 			s := &sqlSession{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr(), onErrorStop: onErrorStop}
 			cfg.OnNotice = s.notice
-			conn, err := pgconn.ConnectConfig(ctx, cfg)
+			done := make(chan struct{})
+			defer close(done)
+			go func() {
+				for {
+					select {
+					case <-sigs:
+						s.interrupt(stopConnect)
+					case <-done:
+						return
+					}
+				}
+			}()
+			conn, err := pgconn.ConnectConfig(connectCtx, cfg)
 			if err != nil {
-				return &exitError{code: exitBadConn, err: fmt.Errorf("connect to %s: %w", addr, err)}
+				if connectCtx.Err() != nil {
+					return &exitError{code: exitBadConn} // interrupted: nothing to say
+				}
+				fmt.Fprint(s.errOut, connectFailure(cfg, err))
+				return &exitError{code: exitBadConn}
 			}
 			defer conn.Close(context.Background())
 			s.conn = conn
+			s.sig.Lock()
+			s.sig.conn = conn
+			s.sig.Unlock()
 			status := exitOK
 			if len(actions) > 0 {
 				status = s.runActions(ctx, actions)
@@ -251,6 +289,60 @@ type sqlSession struct {
 	errOut      io.Writer // errors and notices, psql's standard error
 	onErrorStop bool      // psql's ON_ERROR_STOP: a failed statement stops the run
 	query       string    // the text being run, in which a notice's position counts
+
+	// sig is what Ctrl-C (interrupt, on the signal goroutine) acts on.
+	sig struct {
+		sync.Mutex
+		conn        *pgconn.PgConn // nil until connected
+		busy        bool           // a statement or backslash command is running
+		interrupted bool           // Ctrl-C came since takeInterrupt last looked
+	}
+}
+
+// interrupt is Ctrl-C (SIGINT), as psql's handler: while a statement
+// runs it sends the server a cancel request on a connection of its own
+// and says "Cancel request sent" (the statement then fails with the
+// server's 57014, and the session goes on); before the connection is
+// made it calls stopConnect. It also marks the run interrupted, which
+// ends a script (runScript).
+//
+// It holds s.sig while it sends, so that "Cancel request sent" comes
+// before the statement's error, as in psql, whose handler runs on the
+// main thread: report waits for s.sig before it prints.
+func (s *sqlSession) interrupt(stopConnect func()) {
+	s.sig.Lock()
+	defer s.sig.Unlock()
+	conn, busy := s.sig.conn, s.sig.busy
+	s.sig.interrupted = true
+	switch {
+	case conn == nil:
+		stopConnect()
+	case busy:
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := conn.CancelRequest(ctx); err != nil {
+			fmt.Fprintf(s.errOut, "Could not send cancel request: %v\n", err)
+			return
+		}
+		fmt.Fprintln(s.errOut, "Cancel request sent")
+	}
+}
+
+// setBusy records whether a statement or command is running, which is
+// when Ctrl-C sends a cancel request.
+func (s *sqlSession) setBusy(busy bool) {
+	s.sig.Lock()
+	s.sig.busy = busy
+	s.sig.Unlock()
+}
+
+// takeInterrupt reports whether Ctrl-C came since the last call.
+func (s *sqlSession) takeInterrupt() bool {
+	s.sig.Lock()
+	defer s.sig.Unlock()
+	in := s.sig.interrupted
+	s.sig.interrupted = false
+	return in
 }
 
 // notice prints a NoticeResponse when it arrives, as psql does
@@ -277,6 +369,8 @@ func (s *sqlSession) exec(ctx context.Context, text string) (ok, lost bool) {
 // err does not hold its own), or the client's own. It returns whether the
 // connection is lost.
 func (s *sqlSession) report(err error, query string) (lost bool) {
+	s.sig.Lock() // a cancel request being sent is told first (interrupt)
+	s.sig.Unlock()
 	var pe *pgconn.PgError
 	var qe *queryError
 	switch {
@@ -400,12 +494,14 @@ func (s *sqlSession) runCommand(ctx context.Context, text string) (status int, q
 // command, or \q, which runs nothing. It reports whether the piece
 // succeeded, whether the connection was lost, and whether it was \q.
 func (s *sqlSession) runItem(ctx context.Context, it scriptItem, sql string) (ok, lost, quit bool) {
-	switch {
-	case it.quit:
+	if it.quit {
 		return true, false, true
-	case it.meta != "":
+	}
+	s.setBusy(true)
+	defer s.setBusy(false)
+	if it.meta != "" {
 		ok, lost = s.meta(ctx, it.meta)
-	default:
+	} else {
 		ok, lost = s.exec(ctx, sql)
 	}
 	return ok, lost, false
@@ -413,10 +509,12 @@ func (s *sqlSession) runItem(ctx context.Context, it scriptItem, sql string) (ok
 
 // runScript runs a script (-f, standard input) piece by piece, as psql
 // does: each statement is sent alone and its error printed, and the
-// script goes on, unless ON_ERROR_STOP is on. It returns the script's
-// status (exitOK; exitUser when ON_ERROR_STOP stopped it; exitBadConn)
-// and whether \q (quit, exit) ended it.
+// script goes on, unless ON_ERROR_STOP is on. Ctrl-C stops it after the
+// statement it cancels (or between two), as psql stops a script. It
+// returns the script's status (exitOK; exitUser when ON_ERROR_STOP or
+// Ctrl-C stopped it; exitBadConn) and whether \q (quit, exit) ended it.
 func (s *sqlSession) runScript(ctx context.Context, text string) (status int, quit bool) {
+	s.takeInterrupt()
 	for _, it := range scanScript(text, false) {
 		ok, lost, quit := s.runItem(ctx, it, it.sql)
 		switch {
@@ -424,7 +522,7 @@ func (s *sqlSession) runScript(ctx context.Context, text string) (status int, qu
 			return exitOK, true
 		case lost:
 			return exitBadConn, false
-		case !ok && s.onErrorStop:
+		case !ok && s.onErrorStop, s.takeInterrupt():
 			return exitUser, false
 		}
 	}
@@ -921,4 +1019,65 @@ func numericOID(oid uint32) bool {
 		return true
 	}
 	return false
+}
+
+// connectFailure is what `strata sql` prints when it cannot connect, as
+// psql prints it: "strata sql: error: " and libpq's "connection to server
+// at "HOST", port PORT failed: " with the cause, the address it tried in
+// parentheses when it is not the host given. A refused connection adds
+// psql's hint line. Each distinct failure prints once: pgconn tries TLS
+// and then plain TCP under sslmode=prefer, and a refused connection
+// fails both the same way.
+func connectFailure(cfg *pgconn.Config, err error) string {
+	var lines []string
+	for _, e := range connectAttempts(err) {
+		host := strconv.Quote(cfg.Host)
+		var op *net.OpError
+		if errors.As(e, &op) && op.Addr != nil {
+			if h, _, serr := net.SplitHostPort(op.Addr.String()); serr == nil && h != cfg.Host {
+				host += " (" + h + ")"
+			}
+		}
+		line := fmt.Sprintf("connection to server at %s, port %d failed: %s", host, cfg.Port, connectCause(e))
+		if !slices.Contains(lines, line) {
+			lines = append(lines, line)
+		}
+	}
+	return "strata sql: error: " + strings.Join(lines, "\n") + "\n"
+}
+
+// connectAttempts returns the failure of each address pgconn tried (the
+// errors joined under its ConnectError), or err alone.
+func connectAttempts(err error) []error {
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		if j, ok := ce.Unwrap().(interface{ Unwrap() []error }); ok {
+			return j.Unwrap()
+		}
+		return []error{ce.Unwrap()}
+	}
+	return []error{err}
+}
+
+// connectCause is the cause of one failed attempt in libpq's words: the
+// operating system's message for a system error (capitalized, as
+// strerror's), the server's message after its severity for a refusal of
+// the server's (a wrong password), else pgconn's own text.
+func connectCause(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Severity + ":  " + pe.Message
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		msg := errno.Error()
+		if msg != "" {
+			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		}
+		if errno == syscall.ECONNREFUSED {
+			msg += "\n\tIs the server running on that host and accepting TCP/IP connections?"
+		}
+		return msg
+	}
+	return err.Error()
 }

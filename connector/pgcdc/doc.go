@@ -225,6 +225,7 @@
 //	... pgcdc.Route(s.Layout(), i) per table, then its sink
 //	conf.Committed(minCommittedEpoch)       // as the tables commit
 //	s.Close()                               // the slot stays; DropSlot removes it
+//	pgcdc.DropUpstream(ctx, opts, false)    // DROP SOURCE: the slot, and the publication it created
 //
 // Known limits: a quarantined table's changes still come through the
 // slot (the publication keeps it) and are dropped; the snapshot is held

@@ -109,8 +109,10 @@ func inspect(ctx context.Context, conn *pgconn.PgConn, t Table) error {
 // ensurePublication creates publication FOR TABLE the tables when it does
 // not exist, and otherwise adds the tables it does not list yet (ALTER
 // PUBLICATION ... ADD TABLE: a source gains a table); a publication that
-// cannot be altered (not its owner) is an error naming the table.
-func ensurePublication(ctx context.Context, conn *pgconn.PgConn, pub string, tables []Table) error {
+// cannot be altered (not its owner) is an error naming the table. A
+// publication it creates gets the comment that marks it as the source's
+// (cleanup.go), in the same transaction.
+func ensurePublication(ctx context.Context, conn *pgconn.PgConn, pub, slot string, tables []Table) error {
 	rows, err := query(ctx, conn, "SELECT 1 FROM pg_publication WHERE pubname = $1", pub)
 	if err != nil {
 		return fmt.Errorf("postgres-cdc: look up publication %s: %w", pub, err)
@@ -118,7 +120,7 @@ func ensurePublication(ctx context.Context, conn *pgconn.PgConn, pub string, tab
 	if len(rows) == 0 && len(tables) == 0 {
 		// Every table is quarantined: a publication of nothing, which a
 		// later source of the same name extends.
-		if _, err := conn.Exec(ctx, "CREATE PUBLICATION "+quoteIdent(pub)).ReadAll(); err != nil {
+		if _, err := conn.Exec(ctx, "CREATE PUBLICATION "+quoteIdent(pub)+"; "+commentPublication(pub, slot)).ReadAll(); err != nil {
 			return fmt.Errorf("postgres-cdc: create publication %s: %w", pub, err)
 		}
 		return nil
@@ -128,7 +130,7 @@ func ensurePublication(ctx context.Context, conn *pgconn.PgConn, pub string, tab
 		for i, t := range tables {
 			names[i] = t.qualified()
 		}
-		if _, err := conn.Exec(ctx, "CREATE PUBLICATION "+quoteIdent(pub)+" FOR TABLE "+strings.Join(names, ", ")).ReadAll(); err != nil {
+		if _, err := conn.Exec(ctx, "CREATE PUBLICATION "+quoteIdent(pub)+" FOR TABLE "+strings.Join(names, ", ")+"; "+commentPublication(pub, slot)).ReadAll(); err != nil {
 			return fmt.Errorf("postgres-cdc: create publication %s: %w", pub, err)
 		}
 		return nil

@@ -128,7 +128,7 @@ func Open(ctx context.Context, cfg Config) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ensurePublication(ctx, conn, cfg.Options.Publication, followed); err != nil {
+	if err := ensurePublication(ctx, conn, cfg.Options.Publication, cfg.Options.Slot, followed); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -235,11 +235,8 @@ func (s *Stream) DropSlot(ctx context.Context) error {
 		return fmt.Errorf("postgres-cdc source %s: %w", s.cfg.Name, err)
 	}
 	defer closeConn(conn)
-	if _, ok, err := slotConfirmed(ctx, conn, s.cfg.Options.Slot); err != nil || !ok {
-		return err
-	}
-	if err := pglogrepl.DropReplicationSlot(ctx, conn, s.cfg.Options.Slot, pglogrepl.DropReplicationSlotOptions{Wait: true}); err != nil {
-		return fmt.Errorf("postgres-cdc source %s: drop slot %s: %w", s.cfg.Name, s.cfg.Options.Slot, err)
+	if _, err := dropSlot(ctx, conn, s.cfg.Options.Slot); err != nil {
+		return fmt.Errorf("postgres-cdc source %s: %w", s.cfg.Name, err)
 	}
 	return nil
 }
