@@ -105,6 +105,9 @@ func (e *Engine) CreateSource(ctx context.Context, src catalog.Source, ifNotExis
 		}
 		return sqlerr.New(sqlerr.DuplicateObject, "relation %q already exists", src.Name.Name)
 	}
+	if err := checkSchema(cat, src.Name); err != nil {
+		return err
+	}
 	switch {
 	case src.Connector == PostgresCDC:
 		opts, err := pgcdc.ParseOptions(src.Options)

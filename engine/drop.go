@@ -85,7 +85,13 @@ func planDrop(cat *catalog.Catalog, what string, names []catalog.ObjectName, ifE
 			if ifExists {
 				continue
 			}
-			return dropPlan{}, sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", what, n.Name)
+			// PostgreSQL names the kind the statement named: DROP
+			// MATERIALIZED VIEW says materialized view.
+			noun := what
+			if what == "view" {
+				noun = "materialized view"
+			}
+			return dropPlan{}, sqlerr.New(sqlerr.UndefinedTable, "%s %q does not exist", noun, n.Name)
 		}
 		switch {
 		case what == "view" && t.Kind != catalog.KindView:

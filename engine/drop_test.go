@@ -241,7 +241,7 @@ func TestPlanDrop(t *testing.T) {
 		{"a view and its reader named together", "view", names("d", "a"), false, false,
 			"2BP01 cannot drop view d because sink x depends on it"},
 		{"a missing name drops nothing", "view", names("a", "nope"), false, true,
-			"42P01 view \"nope\" does not exist"},
+			"42P01 materialized view \"nope\" does not exist"},
 		{"a missing name under IF EXISTS", "view", names("nope", "b"), true, true,
 			"[sink-dev-k view-dev-b] | [dev.b] | [dml-dev-out]"},
 		{"the wrong kind", "view", names("b", "t"), false, true,

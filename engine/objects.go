@@ -252,8 +252,8 @@ func (e *Engine) CreateTable(ctx context.Context, t catalog.Table, ifNotExists b
 		}
 		return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", t.Name.Name)
 	}
-	if _, err := cat.Database(t.Name.Database); err != nil {
-		return sqlerr.New(sqlerr.InvalidSchemaName, "database %q does not exist", t.Name.Database)
+	if err := checkSchema(cat, t.Name); err != nil {
+		return err
 	}
 	t.Kind = catalog.KindTable
 	for i, c := range t.Columns {
@@ -457,6 +457,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 		}
 		return sqlerr.New(sqlerr.DuplicateTable, "relation %q already exists", name.Name)
 	}
+	if err := checkSchema(cat, name); err != nil {
+		return err
+	}
 	// The session's time zone, passed as option timezone, is the view's:
 	// its job evaluates date and time functions in it, as the SELECT
 	// would in that session.
@@ -473,6 +476,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	delete(opts, jobOptStateBackend)
 	p, reads, err := e.viewPlanIn(cat, name.Database, query, loc)
 	if err != nil {
+		return err
+	}
+	if err := e.refuseStoppedInputs(cat, "materialized view", name, reads); err != nil {
 		return err
 	}
 	if len(reads) == 0 {
@@ -720,4 +726,16 @@ func viewZone(name string) (string, *time.Location, error) {
 func jobZone(def catalog.Job) *time.Location {
 	_, loc, _ := viewZone(def.Options[jobOptTimeZone])
 	return loc
+}
+
+// checkSchema refuses (3F000, invalid_schema_name) a new object whose
+// name is qualified by a database that does not exist. The statement
+// named it as a schema (other.t), so the error says schema, as
+// PostgreSQL's does; before this check, a view's query was bound in the
+// missing database and failed on its first table instead.
+func checkSchema(cat *catalog.Catalog, name catalog.ObjectName) error {
+	if _, err := cat.Database(name.Database); err != nil {
+		return sqlerr.New(sqlerr.InvalidSchemaName, "schema %q does not exist", name.Database)
+	}
+	return nil
 }

@@ -113,6 +113,9 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 		}
 		return sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", name.Name)
 	}
+	if err := checkSchema(cat, name); err != nil {
+		return err
+	}
 	t, err := cat.Table(into)
 	if err != nil {
 		return sqlerr.New(sqlerr.UndefinedTable, "relation %q does not exist", into.Name)
@@ -140,6 +143,9 @@ func (e *Engine) CreateSink(ctx context.Context, name, into catalog.ObjectName, 
 		return err
 	}
 	def.Reads = reads
+	if err := e.refuseStoppedInputs(cat, "sink", name, reads); err != nil {
+		return err
+	}
 	for _, r := range reads {
 		if r == into || derivedFrom(cat, r, into, map[catalog.ObjectName]bool{}) {
 			// Refused before anything changes; the position is the
@@ -470,6 +476,9 @@ func (e *Engine) CreateExternalSink(ctx context.Context, name, from catalog.Obje
 			return nil
 		}
 		return sqlerr.New(sqlerr.DuplicateObject, "sink %q already exists", name.Name)
+	}
+	if err := checkSchema(cat, name); err != nil {
+		return err
 	}
 	t, err := cat.Table(from)
 	if err != nil {

@@ -303,17 +303,15 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	if err != nil {
 		return 0, 0, err
 	}
-	if n := len(p.Schema()); n < len(target) && len(ins.GetCols()) == 0 && allGenerated(t, target[n:]) {
-		// Without a column list, trailing generated columns may be left
-		// out, as in PostgreSQL.
+	if n := len(p.Schema()); n < len(target) && len(ins.GetCols()) == 0 {
+		// Without a column list, the rows may leave out trailing
+		// columns, which take their defaults, as in PostgreSQL: NULL (a
+		// NOT NULL or key column is then refused by assign, 23502), or
+		// the stamp of a processing-time column.
 		target = target[:n]
 	}
-	if n := len(p.Schema()); n != len(target) {
-		what := "more"
-		if n < len(target) {
-			what = "fewer"
-		}
-		return 0, 0, sqlerr.New(sqlerr.SyntaxError, "INSERT has %s expressions than target columns", what)
+	if err := insertCountError(t, ins, sel, len(p.Schema()), target); err != nil {
+		return 0, 0, err
 	}
 	for _, i := range target {
 		if c := t.Columns[i]; c.IsGenerated() {
@@ -377,6 +375,41 @@ func (e *Engine) Insert(ctx context.Context, db string, ins *pg_query.InsertStmt
 	return len(rows), ep, nil
 }
 
+// insertCountError is PostgreSQL's refusal (42601) of an INSERT whose
+// query gives n columns for the target columns: more than there are
+// targets, or fewer than its column list names (without a list, fewer is
+// fine: the caller has cut target to n). Its position is the first value
+// left over, or the first listed column left without one, where the
+// statement shows it; sel is the query after dropDefaults.
+func insertCountError(t catalog.Table, ins *pg_query.InsertStmt, sel *pg_query.Node, n int, target []int) error {
+	switch {
+	case n > len(target):
+		err := sqlerr.New(sqlerr.SyntaxError, "INSERT has more expressions than target columns")
+		var items []*pg_query.Node
+		if lists := sel.GetSelectStmt().GetValuesLists(); len(lists) > 0 {
+			items = lists[0].GetList().GetItems()
+		} else {
+			items = sel.GetSelectStmt().GetTargetList()
+		}
+		if len(items) == n {
+			if loc := binder.Location(items[len(target)]); loc >= 0 {
+				return err.WithPosition(int(loc) + 1)
+			}
+		}
+		return err
+	case n < len(target):
+		err := sqlerr.New(sqlerr.SyntaxError, "INSERT has more target columns than expressions")
+		missing := t.Columns[target[n]].Name
+		for _, c := range ins.GetCols() {
+			if rt := c.GetResTarget(); rt.GetName() == missing {
+				return err.WithPosition(int(rt.GetLocation()) + 1)
+			}
+		}
+		return err
+	}
+	return nil
+}
+
 // insertGeneratedError is PostgreSQL's error for a value given to a
 // generated column.
 func insertGeneratedError(c catalog.Column) error {
@@ -432,17 +465,6 @@ func dropDefaults(t catalog.Table, sel *pg_query.Node, target []int) (*pg_query.
 		target = slices.Delete(target, drop[k], drop[k]+1)
 	}
 	return sel, target, nil
-}
-
-// allGenerated reports whether every column of t at positions cols is
-// generated.
-func allGenerated(t catalog.Table, cols []int) bool {
-	for _, i := range cols {
-		if !t.Columns[i].IsGenerated() {
-			return false
-		}
-	}
-	return true
 }
 
 // selectFor builds SELECT *, extra... FROM rel WHERE where from a DML

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -103,4 +105,49 @@ func noticeConn(t *testing.T, withDetail bool) (*pgx.Conn, *[]string) {
 	}
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c, notices
+}
+
+// TestLongIdentifierNotice: an identifier longer than 63 bytes is cut to
+// 63, as PostgreSQL cuts it, and draws PostgreSQL's notice (42622,
+// identifier "..." will be truncated to "...") in both protocols, also
+// when the statement then fails; the cut name is the table's.
+func TestLongIdentifierNotice(t *testing.T) {
+	c, notices := noticeConn(t, false)
+	long := strings.Repeat("abcdefghij", 7) // 70 bytes
+	cut := long[:63]
+	notice := func(full, cut string) string {
+		return `NOTICE 42622 identifier "` + full + `" will be truncated to "` + cut + `"`
+	}
+	// 31 two-byte characters and one more: the cut keeps whole characters.
+	wide := strings.Repeat("é", 32)
+	for _, tc := range []struct {
+		sql     string
+		want    []string
+		wantErr string
+	}{
+		{"CREATE TABLE " + strings.ToUpper(long) + " (k BIGINT)", []string{notice(long, cut)}, ""},
+		{"INSERT INTO " + long + " VALUES (1)", []string{notice(long, cut)}, ""},
+		{"INSERT INTO " + long + "x (k) VALUES (2)", []string{notice(long+"x", cut)}, ""},
+		{"INSERT INTO x" + long + " VALUES (1)", []string{notice("x"+long, "x"+long[:62])}, "42P01"},
+		{"CREATE TABLE \"" + wide + "\" (k BIGINT)", []string{notice(wide, strings.Repeat("é", 31))}, ""},
+		{"SELECT 'a string of more than sixty-three bytes is no identifier at all, is it'", nil, ""},
+	} {
+		for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeExec} {
+			*notices = nil
+			_, err := c.Exec(context.Background(), tc.sql, mode)
+			var pe *pgconn.PgError
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (!errors.As(err, &pe) || pe.Code != tc.wantErr) {
+				t.Fatalf("%s (mode %v): %v, want error %q", tc.sql, mode, err, tc.wantErr)
+			}
+			if !slices.Equal(*notices, tc.want) {
+				t.Errorf("%s (mode %v): notices %q, want %q", tc.sql, mode, *notices, tc.want)
+			}
+			if strings.HasPrefix(tc.sql, "CREATE") {
+				// Once: a second CREATE would fail.
+				break
+			}
+		}
+	}
+	wantRows(t, c, "SELECT count(*) FROM "+cut, "4")
+	wantRows(t, c, "SELECT count(*) FROM \""+strings.Repeat("é", 31)+"\"", "0")
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -113,16 +114,38 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 // PsqlCommand returns the psql command line that connects to a wire
-// server listening at addr, as the user of the default database.
-func PsqlCommand(addr net.Addr) string {
+// server listening at addr, as user root (any name is accepted without
+// a password file) to the default database.
+func PsqlCommand(addr net.Addr) string { return PsqlCommandAs(addr, "root") }
+
+// PsqlCommandAs returns the psql command line that connects to a wire
+// server listening at addr as user, to the default database; a user name
+// that the shell would split or expand is quoted.
+func PsqlCommandAs(addr net.Addr, user string) string {
 	host, port, err := net.SplitHostPort(addr.String())
 	if err != nil {
-		return "psql " + addr.String()
+		return "psql " + addr.String() + " -U " + shellWord(user)
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		host = "127.0.0.1" // listening on every address: this machine's is one
 	}
-	return fmt.Sprintf("psql -h %s -p %s -U root -d %s", host, port, engine.DefaultDatabase)
+	return fmt.Sprintf("psql -h %s -p %s -U %s -d %s", host, port, shellWord(user), engine.DefaultDatabase)
+}
+
+// shellWord quotes s for a POSIX shell unless it is made only of
+// characters the shell leaves alone.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("_.@%+=:,/-", c)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Addr is the Postgres wire listener's address.

@@ -160,6 +160,10 @@ func (s *Session) Location() *time.Location { return s.loc }
 // Close implements pgwire.Session.
 func (s *Session) Close() {}
 
+// ScanNotices implements pgwire.ScanNoticer: PostgreSQL's notice of
+// each identifier of text that is cut to 63 bytes.
+func (s *Session) ScanNotices(text string) []*sqlerr.Error { return ddl.TruncationNotices(text) }
+
 // Split implements pgwire.Session.
 func (s *Session) Split(text string) ([]string, error) {
 	stmts, err := ddl.Parse(text)
@@ -817,6 +821,14 @@ func (s *Session) execute(ctx context.Context, st ddl.Statement, args *engine.Ar
 		if a := st.Node.GetAlterTableStmt(); a != nil && a.GetObjtype() == pg_query.ObjectType_OBJECT_TABLE {
 			e.Hint = ddl.AlterTableHint
 		}
+		if cp := st.Node.GetCopyStmt(); cp != nil {
+			// COPY and psql's \copy, which sends COPY ... FROM STDIN or
+			// TO STDOUT.
+			e.Hint = copyToHint
+			if cp.GetIsFrom() {
+				e.Hint = copyFromHint
+			}
+		}
 		return nil, e
 	}
 	return nil, sqlerr.New(sqlerr.FeatureNotSupported, "statement %q is not supported", firstWords(st.Text()))
@@ -1397,6 +1409,14 @@ func (s *Session) explain(ctx context.Context, st *ddl.Explain) (*pgwire.Result,
 }
 
 // oneDatabaseHint answers SHOW DATABASES, CATALOGS and SCHEMAS.
+// copyFromHint and copyToHint say what to use instead of COPY FROM (or
+// \copy ... from) and COPY TO, with the file connector's syntax of the
+// README's connector table and file sinks.
+const (
+	copyFromHint = "Strata has no COPY: use INSERT ... VALUES with many rows per statement, or read a file with the file connector: CREATE TABLE t2 (...) WITH (connector = 'file', path = '/dir/or/file.csv', format = 'csv', csv.header = 'true') fills a table (CREATE SOURCE ... WITH (connector = 'file', ...) feeds the views that read it)."
+	copyToHint   = "Strata has no COPY: run the SELECT and keep its output (psql: \\o file), or write a table or view to files: CREATE SINK k FROM v WITH (connector = 'file', path = '/dir', format = 'csv')."
+)
+
 const oneDatabaseHint = "Strata serves one database, dev, with its objects in the schema public: SHOW TABLES, MATERIALIZED VIEWS, SOURCES and JOBS list them (psql: \\l, \\d)."
 
 // showHints answer SHOW of what Flink and RisingWave list and Strata

@@ -75,12 +75,17 @@ func newStartCommand() *cobra.Command {
 		Short:   "Run Strata: the meta service, every job of the catalog and the Postgres wire server",
 		Long: `Run Strata in this process: the meta service, every job of the catalog
 (each resumes from its latest checkpoint) and the servers. Connect with
-psql -h 127.0.0.1 -p 4566 -U root -d dev. SIGINT or SIGTERM stops it cleanly.
+psql -h 127.0.0.1 -p 4566 -U root -d dev (with --password-file, as one of
+its users, with its password). SIGINT or SIGTERM stops it cleanly:
+each connected client gets FATAL 57P01 (terminating connection due to
+administrator command), as from PostgreSQL, and a running statement is
+cancelled.
 
 With --no-jobs the catalog's jobs stay stopped (tables and views read as
 of their last commit): the way back in when one job brings the process
 down at every start (a view whose state outgrows memory), to DROP it.
-Objects created meanwhile run their jobs.`,
+Objects created meanwhile run their jobs; a materialized view or sink
+over a stopped job's table is refused (55000).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := ef.check(); err != nil {
@@ -117,8 +122,12 @@ Objects created meanwhile run their jobs.`,
 				}
 				sopts.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 			}
+			var users []string
 			if passwordFile != "" {
 				if sopts.Auth, err = pgwire.ReadPasswordFile(passwordFile); err != nil {
+					return fmt.Errorf("--password-file: %w", err)
+				}
+				if users, err = readPasswordFileUsers(passwordFile); err != nil {
 					return fmt.Errorf("--password-file: %w", err)
 				}
 			}
@@ -127,7 +136,7 @@ Objects created meanwhile run their jobs.`,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "strata %s: data in %s; Postgres wire on %s (%s)",
-				buildVersion(), ef.data, s.Addr(), server.PsqlCommand(s.Addr()))
+				buildVersion(), ef.data, s.Addr(), connectHint(s.Addr(), users))
 			if a := s.HTTPAddr(); a != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "; metrics on http://%s/metrics", a)
 			}
@@ -224,4 +233,24 @@ func openWarehouse(spec string) (fileio.FS, error) {
 		return s3.New(client, u.Host, strings.Trim(u.Path, "/")), nil
 	}
 	return nil, fmt.Errorf("--warehouse %q: want file:///path or s3://bucket/prefix?endpoint=host:port", spec)
+}
+
+// connectHint is the psql command line the startup line suggests: as
+// root without a password file (any user name is accepted then), else as
+// the file's first user, saying that psql asks for the password.
+func connectHint(addr net.Addr, users []string) string {
+	if len(users) == 0 {
+		return server.PsqlCommand(addr)
+	}
+	return server.PsqlCommandAs(addr, users[0]) + "; psql asks for the password, as set for " + users[0] + " in --password-file"
+}
+
+// readPasswordFileUsers returns the users of the password file at path,
+// in the order of its lines.
+func readPasswordFileUsers(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return pgwire.PasswordFileUsers(data)
 }

@@ -39,7 +39,8 @@ the stored view at that epoch. It asks a running Strata over HTTP (--http),
 or, with --data, opens a stopped instance's data directory without running
 its jobs. It prints the differences and exits 0 when every view is
 verified, 1 when a view differs, 2 when a view could not be verified
-(unknown, an epoch not kept, no server at --http, a data directory in use)
+(unknown, an epoch not kept, no server at --http, a data directory in use
+or not a Strata data directory)
 or the command line is wrong (an unknown flag, a bad --epoch).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -61,6 +62,9 @@ or the command line is wrong (an unknown flag, a bad --epoch).`,
 			out := cmd.OutOrStdout()
 			var results []server.VerifyResponse
 			if data != "" {
+				if err := requireDataDir(data); err != nil {
+					return err
+				}
 				ctx := context.Background()
 				e, err := engine.Open(ctx, engine.Options{Dir: data, NoJobs: true})
 				if err != nil {

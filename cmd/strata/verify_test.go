@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -182,5 +183,48 @@ func TestReportVerifyBoundsRows(t *testing.T) {
 	if len(lines) != 1+20+1+2 || lines[0] != "v: DIFFERS at epoch 3: 25 rows missing, 2 extra, recomputed by duckdb" ||
 		lines[20] != "  missing (19)" || lines[21] != "  missing ... and 5 more" || lines[23] != "  extra   (101)" {
 		t.Errorf("bounded report:\n%s", out.String())
+	}
+}
+
+// TestVerifyRefusesNonDataDir: verify --data on a path that is not a
+// Strata data directory (missing, empty, or a plain file) could not verify
+// (exit 2), names the path, and creates nothing there; a mistyped path
+// used to become a fresh, empty instance.
+func TestVerifyRefusesNonDataDir(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(tmp, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(tmp, "nonexistent"), empty, file} {
+		var out bytes.Buffer
+		cmd := newRootCommand()
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs([]string{"verify", "t1", "--data", dir})
+		err := cmd.Execute()
+		want := dir + " is not a Strata data directory (no meta.db); start a server there first or pass the right --data"
+		if code, msg := exitStatus(err); code != 2 || msg != want {
+			t.Errorf("verify --data %s: exit %d %q; want exit 2 %q", dir, code, msg, want)
+		}
+		var left []string
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ents {
+				left = append(left, e.Name())
+			}
+		} else if err == nil != (dir == file) {
+			t.Errorf("verify --data %s: stat %v", dir, err)
+		}
+		if len(left) > 0 {
+			t.Errorf("verify --data %s created %v", dir, left)
+		}
 	}
 }

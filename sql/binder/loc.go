@@ -79,3 +79,8 @@ func minLoc(m protoreflect.Message) int32 {
 	})
 	return best
 }
+
+// Location is the position an error gives parse node n, as PostgreSQL's
+// exprLocation does: the start of the construct (the smallest location
+// inside it), -1 when it has none.
+func Location(n *pg_query.Node) int32 { return deepLoc(n) }

@@ -78,21 +78,77 @@ const maxIdentifierLength = 63
 // identifier without its quotes (doubled quotes undone), anything else
 // lower-cased as Postgres does (ASCII letters only); either cut to
 // maxIdentifierLength bytes at a character boundary.
-func identValue(t token) string {
-	s := t.text
-	if strings.HasPrefix(s, `"`) && len(s) >= 2 {
-		s = pglex.UnquoteIdent(s)
-	} else {
-		s = pglex.FoldIdent(s)
+func identValue(t token) string { return truncateIdent(fullIdent(t.text)) }
+
+// fullIdent is the name identifier text stands for before any cut: a
+// quoted one without its quotes, anything else folded.
+func fullIdent(text string) string {
+	if strings.HasPrefix(text, `"`) && len(text) >= 2 {
+		return pglex.UnquoteIdent(text)
 	}
-	if len(s) > maxIdentifierLength {
-		n := maxIdentifierLength
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
+	return pglex.FoldIdent(text)
+}
+
+// truncateIdent cuts name to maxIdentifierLength bytes at a character
+// boundary, as Postgres's truncate_identifier does.
+func truncateIdent(name string) string {
+	if len(name) <= maxIdentifierLength {
+		return name
+	}
+	n := maxIdentifierLength
+	for n > 0 && !utf8.RuneStart(name[n]) {
+		n--
+	}
+	return name[:n]
+}
+
+// TruncationNotices returns PostgreSQL's notice (42622, name_too_long)
+// for each identifier of text longer than maxIdentifierLength bytes:
+// identifier "..." will be truncated to "...". Postgres's scanner sends
+// it as it reads the text, before any statement in it runs; the names
+// are cut either way (identValue, and libpg_query's own scanner). Text
+// the scanner refuses has none: its error says what is wrong.
+func TruncationNotices(text string) []*sqlerr.Error {
+	if !mayHoldLongIdent(text) {
+		return nil
+	}
+	res, err := pg_query.Scan(text)
+	if err != nil {
+		return nil
+	}
+	var out []*sqlerr.Error
+	for _, st := range res.Tokens {
+		s, e := int(st.Start), int(st.End)
+		if st.Token != pg_query.Token_IDENT || s < 0 || e > len(text) || s > e {
+			continue
 		}
-		s = s[:n]
+		full := fullIdent(text[s:e])
+		if cut := truncateIdent(full); cut != full {
+			out = append(out, sqlerr.New(sqlerr.NameTooLong, `identifier "%s" will be truncated to "%s"`, full, cut))
+		}
 	}
-	return s
+	return out
+}
+
+// mayHoldLongIdent reports whether text may hold an identifier longer
+// than maxIdentifierLength bytes: a quote, or a run of more identifier
+// bytes than that. Without either (most statements) TruncationNotices
+// skips the second scan of the text.
+func mayHoldLongIdent(text string) bool {
+	if strings.IndexByte(text, '"') >= 0 {
+		return true
+	}
+	run := 0
+	for i := 0; i < len(text); i++ {
+		if pglex.IsIdentChar(text[i]) {
+			if run++; run > maxIdentifierLength {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 // scan cuts input into tokens, dropping comments. A lexical error

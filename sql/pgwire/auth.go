@@ -52,38 +52,9 @@ func SecretAuth(secrets map[string]SCRAMSecret) Authenticator {
 // blank lines and lines starting with '#' are skipped. The user name ends
 // at the first ':'; the password is the rest of the line as written.
 func ParsePasswordFile(data []byte) (Authenticator, error) {
-	passwords := map[string]string{}
-	secrets := map[string]SCRAMSecret{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
-			continue
-		}
-		user, pw, ok := strings.Cut(line, ":")
-		if !ok || user == "" {
-			return nil, fmt.Errorf("pgwire: password file line %d: expected user:password", n)
-		}
-		_, dupPw := passwords[user]
-		_, dupSecret := secrets[user]
-		if dupPw || dupSecret {
-			return nil, fmt.Errorf("pgwire: password file line %d: user %q appears twice", n, user)
-		}
-		if strings.HasPrefix(pw, SCRAMMechanism+"$") {
-			s, err := ParseSCRAMSecret(pw)
-			if err != nil {
-				return nil, fmt.Errorf("pgwire: password file line %d, user %q: %w", n, user, err)
-			}
-			secrets[user] = s
-			continue
-		}
-		passwords[user] = pw
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("pgwire: password file: %w", err)
-	}
-	if len(passwords)+len(secrets) == 0 {
-		return nil, fmt.Errorf("pgwire: password file has no users")
+	passwords, secrets, _, err := parsePasswordFile(data)
+	if err != nil {
+		return nil, err
 	}
 	derived, err := PasswordAuth(passwords)
 	if err != nil {
@@ -95,6 +66,54 @@ func ParsePasswordFile(data []byte) (Authenticator, error) {
 		}
 		return derived(user)
 	}, nil
+}
+
+// PasswordFileUsers returns the user names of a password file (see
+// ParsePasswordFile) in the order of its lines, or the error
+// ParsePasswordFile gives it.
+func PasswordFileUsers(data []byte) ([]string, error) {
+	_, _, users, err := parsePasswordFile(data)
+	return users, err
+}
+
+// parsePasswordFile reads a password file's lines: the plain passwords
+// and the SCRAM secrets by user, and the users in the order of the lines.
+func parsePasswordFile(data []byte) (passwords map[string]string, secrets map[string]SCRAMSecret, users []string, err error) {
+	passwords = map[string]string{}
+	secrets = map[string]SCRAMSecret{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+			continue
+		}
+		user, pw, ok := strings.Cut(line, ":")
+		if !ok || user == "" {
+			return nil, nil, nil, fmt.Errorf("pgwire: password file line %d: expected user:password", n)
+		}
+		_, dupPw := passwords[user]
+		_, dupSecret := secrets[user]
+		if dupPw || dupSecret {
+			return nil, nil, nil, fmt.Errorf("pgwire: password file line %d: user %q appears twice", n, user)
+		}
+		users = append(users, user)
+		if strings.HasPrefix(pw, SCRAMMechanism+"$") {
+			s, err := ParseSCRAMSecret(pw)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("pgwire: password file line %d, user %q: %w", n, user, err)
+			}
+			secrets[user] = s
+			continue
+		}
+		passwords[user] = pw
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, nil, fmt.Errorf("pgwire: password file: %w", err)
+	}
+	if len(users) == 0 {
+		return nil, nil, nil, fmt.Errorf("pgwire: password file has no users")
+	}
+	return passwords, secrets, users, nil
 }
 
 // ReadPasswordFile reads the password file at path (see ParsePasswordFile).

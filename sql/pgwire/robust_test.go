@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"net"
 	"runtime"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 
 	"github.com/stratadb/strata/internal/types"
@@ -350,6 +352,9 @@ func TestStartupTimeoutClosesSilentClients(t *testing.T) {
 	checkServes(t, addr)
 }
 
+// TestCloseEndsConnectionsInStartupAndStatements: Close closes a
+// connection still in startup, cancels a running statement and ends its
+// connection with FATAL 57P01, and returns once both are gone.
 func TestCloseEndsConnectionsInStartupAndStatements(t *testing.T) {
 	h := slowHandler{started: make(chan struct{}, 1), cancelled: make(chan error, 8), closed: make(chan struct{}, 8)}
 	srv, err := pgwire.NewServerWithOptions(h, pgwire.Options{})
@@ -382,7 +387,101 @@ func TestCloseEndsConnectionsInStartupAndStatements(t *testing.T) {
 		t.Fatalf("%d connections after Close", srv.Conns())
 	}
 	silent.expectClosed(t)
-	busy.expectClosed(t)
+	busy.expectFatal(t, "57P01")
+}
+
+// TestCloseTellsEverySession: as PostgreSQL at shutdown, Close sends
+// every connection that has a session, idle, running a statement of the
+// simple or the extended protocol, or in a pgx client, FATAL 57P01
+// "terminating connection due to administrator command" (not the
+// cancelled statement's 57014), then closes it; a client sees why the
+// connection ended instead of "server closed the connection
+// unexpectedly".
+func TestCloseTellsEverySession(t *testing.T) {
+	h := slowHandler{started: make(chan struct{}, 4), cancelled: make(chan error, 8), closed: make(chan struct{}, 8)}
+	srv, err := pgwire.NewServerWithOptions(h, pgwire.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	addr := ln.Addr().String()
+
+	idle := dialStarted(t, addr)
+	simple := dialStarted(t, addr)
+	simple.fe.Send(&pgproto3.Query{String: "slow"})
+	extended := dialStarted(t, addr)
+	extended.fe.Send(&pgproto3.Parse{Query: "slow"})
+	extended.fe.Send(&pgproto3.Bind{})
+	extended.fe.Send(&pgproto3.Execute{})
+	extended.fe.Send(&pgproto3.Sync{})
+	for _, c := range []*rawConn{simple, extended} {
+		if err := c.fe.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	px, err := pgx.Connect(ctx, connString(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer px.Close(ctx)
+	pxErr := make(chan error, 1)
+	go func() {
+		_, err := px.Exec(ctx, "slow", pgx.QueryExecModeSimpleProtocol)
+		pxErr <- err
+	}()
+	for range 3 {
+		select {
+		case <-h.started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the slow statements did not start")
+		}
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-served; err != nil {
+		t.Fatalf("Serve after Close: %v", err)
+	}
+	for name, c := range map[string]*rawConn{"idle": idle, "simple": simple, "extended": extended} {
+		var got []string
+		for {
+			msg, err := c.fe.Receive()
+			if err != nil {
+				t.Fatalf("%s: %v after %v, want FATAL 57P01", name, err, got)
+			}
+			e, ok := msg.(*pgproto3.ErrorResponse)
+			if !ok {
+				switch msg.(type) {
+				case *pgproto3.ParseComplete, *pgproto3.BindComplete:
+					// The extended statement's steps before its Execute.
+				default:
+					got = append(got, fmt.Sprintf("%T", msg))
+				}
+				continue
+			}
+			if e.Severity != "FATAL" || e.Code != "57P01" || e.Message != "terminating connection due to administrator command" {
+				t.Fatalf("%s: %s %s %q after %v, want FATAL 57P01", name, e.Severity, e.Code, e.Message, got)
+			}
+			if len(got) > 0 {
+				t.Errorf("%s: %v before the FATAL, want no outcome of the cancelled statement", name, got)
+			}
+			break
+		}
+		c.expectClosed(t)
+	}
+	var pe *pgconn.PgError
+	if err := <-pxErr; !errors.As(err, &pe) || pe.Code != "57P01" || pe.Severity != "FATAL" {
+		t.Fatalf("pgx's statement during Close: %v, want FATAL 57P01", err)
+	}
+	if srv.Conns() != 0 {
+		t.Fatalf("%d connections after Close", srv.Conns())
+	}
 }
 
 func TestSessionPanicEndsOnlyItsConnection(t *testing.T) {

@@ -142,3 +142,18 @@ func TestParsePasswordFile(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordFileUsers: the users of a password file come in the order
+// of its lines, comments and blank lines skipped; a file ParsePasswordFile
+// refuses is refused alike.
+func TestPasswordFileUsers(t *testing.T) {
+	users, err := PasswordFileUsers([]byte("# admins\n\ncarol:pw:with:colons\nalice:pw\r\nbob:pw2\n"))
+	if err != nil || strings.Join(users, ",") != "carol,alice,bob" {
+		t.Fatalf("users %q, %v; want carol,alice,bob", users, err)
+	}
+	for _, bad := range []string{"", "# only a comment\n", "alice\n", "alice:a\nalice:b\n"} {
+		if _, err := PasswordFileUsers([]byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -50,8 +51,22 @@ type Server struct {
 		ln     net.Listener
 		closed bool
 	}
-	wg sync.WaitGroup
+	// closing is set by Close: every connection with a session ends with
+	// FATAL 57P01 (errShutdown).
+	closing atomic.Bool
+	wg      sync.WaitGroup
 }
+
+// closeGrace bounds how long Close waits for the connections it told to
+// end (a statement that goes on after its cancel, a client that does not
+// read the FATAL) before it closes them outright.
+const closeGrace = 5 * time.Second
+
+// errShutdown ends a connection's message loop when the server closes:
+// serveConn then sends FATAL 57P01, as PostgreSQL tells each session when
+// it shuts down ("terminating connection due to administrator command"),
+// instead of dropping the connection without a word.
+var errShutdown = errors.New("pgwire: server shutting down")
 
 // NewServer returns a plaintext server without authentication that opens
 // sessions with h. A nil logger discards logs. It is
@@ -118,16 +133,30 @@ func (s *Server) Serve(ln net.Listener) error {
 	}
 }
 
-// Close stops accepting, closes every connection, cancels the context of
-// every running statement and waits for the connections' goroutines.
+// Close stops accepting, cancels the context of every running statement
+// and ends every connection: one with a session, idle or running a
+// statement, gets FATAL 57P01 (terminating connection due to
+// administrator command) in place of the cancelled statement's outcome,
+// as PostgreSQL's sessions do when it shuts down; one still in startup is
+// closed. It waits for the connections' goroutines, closing outright
+// those that have not ended after closeGrace.
 func (s *Server) Close() error {
+	s.closing.Store(true)
+	grace := time.Now().Add(closeGrace)
 	s.mu.Lock()
 	s.mu.closed = true
 	ln := s.mu.ln
 	for c := range s.mu.open {
-		// Close first, so that a statement that ends when cancelled
-		// sends nothing more.
-		c.raw.Close()
+		if c.id == 0 {
+			// In startup or authentication: no session to tell.
+			c.raw.Close()
+		} else {
+			// The pump's read ends at once (its loop then sees closing);
+			// the FATAL, and whatever the connection still sends before
+			// it, must be written by the grace deadline.
+			c.raw.SetReadDeadline(time.Now())
+			c.raw.SetWriteDeadline(grace)
+		}
 		c.cancelConn()
 	}
 	s.mu.Unlock()
@@ -135,7 +164,21 @@ func (s *Server) Close() error {
 	if ln != nil {
 		err = ln.Close()
 	}
-	s.wg.Wait()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Until(grace)):
+		s.mu.Lock()
+		for c := range s.mu.open {
+			c.raw.Close()
+		}
+		s.mu.Unlock()
+		<-done
+	}
 	return err
 }
 
@@ -220,6 +263,9 @@ func (s *Server) serveConn(c *conn) {
 		}
 	}()
 	err := c.serve()
+	if errors.Is(err, errShutdown) {
+		err = c.fatal(sqlerr.New(sqlerr.AdminShutdown, "terminating connection due to administrator command"))
+	}
 	var fe *fatalError
 	switch {
 	case err == nil, isClientGone(err):
@@ -473,6 +519,9 @@ func (c *conn) loop() error {
 	skipToSync := false
 	for {
 		msg, err := c.be.Receive()
+		if c.s.closing.Load() {
+			return errShutdown
+		}
 		if err != nil {
 			return c.receiveFailed(err)
 		}
@@ -486,6 +535,9 @@ func (c *conn) loop() error {
 		switch m := msg.(type) {
 		case *pgproto3.Query:
 			c.simpleQuery(m.String)
+			if c.s.closing.Load() {
+				return errShutdown
+			}
 			c.be.Send(&pgproto3.ReadyForQuery{TxStatus: 'I'})
 			if err := c.be.Flush(); err != nil {
 				return &readError{err}
@@ -525,6 +577,9 @@ func (c *conn) loop() error {
 		default:
 			failed = sqlerr.New(sqlerr.FeatureNotSupported, "protocol message %T is not supported", msg)
 		}
+		if c.s.closing.Load() {
+			return errShutdown
+		}
 		if failed != nil {
 			c.sendError(failed)
 			skipToSync = true
@@ -533,6 +588,11 @@ func (c *conn) loop() error {
 }
 
 func (c *conn) sendError(err error) {
+	if c.s.closing.Load() {
+		// The statement was cancelled by Close: FATAL 57P01 says why
+		// (errShutdown), not its 57014.
+		return
+	}
 	e := sqlerr.From(err)
 	if errors.Is(err, context.Canceled) {
 		e = sqlerr.New(sqlerr.QueryCanceled, "canceling statement due to user request")
@@ -553,11 +613,20 @@ func (c *conn) sendNotices(notices []*sqlerr.Error) {
 	}
 }
 
+// scanNotices sends the notices the session's scanner has for text
+// (ScanNoticer), if it has any.
+func (c *conn) scanNotices(text string) {
+	if sn, ok := c.sess.(ScanNoticer); ok {
+		c.sendNotices(sn.ScanNotices(text))
+	}
+}
+
 // simpleQuery runs every statement of a Query message, stopping at the
 // first error. Positions in errors are relative to the whole text, as
 // PostgreSQL's are: the session places an error within its statement,
 // and the statement's offset in text is added here.
 func (c *conn) simpleQuery(text string) {
+	c.scanNotices(text)
 	parts, err := c.sess.Split(text)
 	if err != nil {
 		c.sendError(err)
@@ -626,6 +695,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 	for i, oid := range m.ParameterOIDs {
 		pts[i] = typeOfOID(oid)
 	}
+	c.scanNotices(m.Query)
 	ctx, done := c.statementContext()
 	defer done()
 	st, err := c.sess.Prepare(ctx, m.Query, pts)

@@ -60,6 +60,15 @@ type Session interface {
 	Close()
 }
 
+// ScanNoticer is implemented by a Session whose SQL text draws notices
+// as it is scanned, before any statement in it runs or fails, as
+// PostgreSQL's scanner warns that a long identifier will be truncated
+// (42622). The connection sends them first: for a Query message's whole
+// text before its first statement, and for a Parse before its answer.
+type ScanNoticer interface {
+	ScanNotices(sql string) []*sqlerr.Error
+}
+
 // Handler opens a session for a new connection of user to database, or
 // refuses it with an error (a *sqlerr.Error, e.g. 3D000 for an unknown
 // database).

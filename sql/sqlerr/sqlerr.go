@@ -57,6 +57,7 @@ const (
 	InvalidObjectDefinition      = "42P17"
 	InvalidTableDefinition       = "42P16"
 	InvalidColumnDefinition      = "42611"
+	NameTooLong                  = "42622"
 	DependentObjectsStillExist   = "2BP01"
 	ProgramLimitExceeded         = "54000"
 	ObjectNotInPrerequisiteState = "55000"
