@@ -9,12 +9,12 @@ import (
 
 // PostgreSQL column names from DuckDB syntax trees: [column-names] in doc.go.
 
-// treeNames returns PostgreSQL's names for the n result columns of
-// sqlText, or nil when the tree does not tell them.
-func treeNames(ctx context.Context, conn *sql.Conn, sqlText string, n int) []string {
+// statementTree returns DuckDB's syntax tree of sqlText, a single
+// statement (json_serialize_sql), ok false when it does not parse as one.
+func statementTree(ctx context.Context, conn *sql.Conn, sqlText string) (node map[string]any, ok bool) {
 	var tree string
 	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", sqlText).Scan(&tree); err != nil {
-		return nil
+		return nil, false
 	}
 	var root struct {
 		Error      bool `json:"error"`
@@ -23,9 +23,19 @@ func treeNames(ctx context.Context, conn *sql.Conn, sqlText string, n int) []str
 		} `json:"statements"`
 	}
 	if err := json.Unmarshal([]byte(tree), &root); err != nil || root.Error || len(root.Statements) != 1 {
+		return nil, false
+	}
+	return root.Statements[0].Node, true
+}
+
+// treeNames returns PostgreSQL's names for the n result columns of
+// sqlText, or nil when the tree does not tell them.
+func treeNames(ctx context.Context, conn *sql.Conn, sqlText string, n int) []string {
+	node, ok := statementTree(ctx, conn, sqlText)
+	if !ok {
 		return nil
 	}
-	list := selectList(root.Statements[0].Node)
+	list := selectList(node)
 	if len(list) != n {
 		return nil
 	}

@@ -172,20 +172,11 @@ func pgColumnHint(ctx context.Context, conn *sql.Conn, err error, query string) 
 // when the tree does not tell them all (a relation of unknown columns:
 // a CTE, a table function without column names, a subquery with *).
 func columnScope(ctx context.Context, conn *sql.Conn, query, name string) ([]scopeRel, bool) {
-	var tree string
-	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", query).Scan(&tree); err != nil {
+	node, ok := statementTree(ctx, conn, query)
+	if !ok {
 		return nil, false
 	}
-	var root struct {
-		Error      bool `json:"error"`
-		Statements []struct {
-			Node map[string]any `json:"node"`
-		} `json:"statements"`
-	}
-	if err := json.Unmarshal([]byte(tree), &root); err != nil || root.Error || len(root.Statements) != 1 {
-		return nil, false
-	}
-	sel := referringSelect(root.Statements[0].Node, nil, name)
+	sel := referringSelect(node, nil, name)
 	if sel == nil {
 		return nil, false
 	}
@@ -331,40 +322,26 @@ func isRelationName(ctx context.Context, conn *sql.Conn, query, name string) boo
 // hasBareItem reports whether some select list of the syntax tree v has
 // an item that is the unqualified column reference name, not renamed.
 func hasBareItem(v any, name string) bool {
-	switch x := v.(type) {
-	case map[string]any:
-		if l, ok := x["select_list"].([]any); ok {
-			for _, item := range l {
-				m, _ := item.(map[string]any)
-				alias, _ := m["alias"].(string)
-				names, _ := m["column_names"].([]any)
-				if m["class"] == "COLUMN_REF" && len(names) == 1 && (alias == "" || strings.EqualFold(alias, name)) {
-					if s, _ := names[0].(string); strings.EqualFold(s, name) {
-						return true
-					}
+	return treeHas(v, func(x map[string]any) bool {
+		l, _ := x["select_list"].([]any)
+		for _, item := range l {
+			m, _ := item.(map[string]any)
+			alias, _ := m["alias"].(string)
+			names, _ := m["column_names"].([]any)
+			if m["class"] == "COLUMN_REF" && len(names) == 1 && (alias == "" || strings.EqualFold(alias, name)) {
+				if s, _ := names[0].(string); strings.EqualFold(s, name) {
+					return true
 				}
 			}
 		}
-		for _, c := range x {
-			if hasBareItem(c, name) {
-				return true
-			}
-		}
-	case []any:
-		for _, c := range x {
-			if hasBareItem(c, name) {
-				return true
-			}
-		}
-	}
-	return false
+		return false
+	})
 }
 
 // hasRelation reports whether the syntax tree v has a FROM item called
 // name (by its alias, or a table by its name).
 func hasRelation(v any, name string) bool {
-	switch x := v.(type) {
-	case map[string]any:
+	return treeHas(v, func(x map[string]any) bool {
 		switch x["type"] {
 		case "BASE_TABLE", "SUBQUERY", "TABLE_FUNCTION":
 			alias, _ := x["alias"].(string)
@@ -372,18 +349,28 @@ func hasRelation(v any, name string) bool {
 				tbl, _ := x["table_name"].(string)
 				alias = tbl[strings.LastIndexByte(tbl, '.')+1:]
 			}
-			if strings.EqualFold(alias, name) {
-				return true
-			}
+			return strings.EqualFold(alias, name)
+		}
+		return false
+	})
+}
+
+// treeHas reports whether match holds for a node of the syntax tree v, v
+// itself or any below it.
+func treeHas(v any, match func(map[string]any) bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if match(x) {
+			return true
 		}
 		for _, c := range x {
-			if hasRelation(c, name) {
+			if treeHas(c, match) {
 				return true
 			}
 		}
 	case []any:
 		for _, c := range x {
-			if hasRelation(c, name) {
+			if treeHas(c, match) {
 				return true
 			}
 		}
