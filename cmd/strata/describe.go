@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgtype"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -46,6 +47,10 @@ var describedKinds = []describedKind{
 func (s *sqlSession) describe(ctx context.Context, name string) (ok, lost bool) {
 	q := "DESCRIBE " + name
 	_, cols, err := s.fetch(ctx, q)
+	var pe *pgconn.PgError
+	if err != nil && errors.As(err, &pe) && pe.Code == "42P01" && systemSchema(name) {
+		return s.describeSystem(ctx, name)
+	}
 	if err != nil {
 		return false, s.report(err, q)
 	}
@@ -69,6 +74,78 @@ func (s *sqlSession) describe(ctx context.Context, name string) (ok, lost bool) 
 	}
 	printDescribed(s.out, kind.title+` "`+display+`"`, cols, describedFooters(kind, display, cols, create))
 	return true, false
+}
+
+// systemSchema reports whether name is qualified by a schema of system
+// views (strata_catalog, pg_catalog, information_schema), which DESCRIBE,
+// a statement about the catalog's own objects, does not know.
+func systemSchema(name string) bool {
+	i := strings.IndexByte(name, '.')
+	if i < 0 {
+		return false
+	}
+	switch strings.ToLower(strings.Trim(name[:i], `"`)) {
+	case "strata_catalog", "pg_catalog", "information_schema":
+		return true
+	}
+	return false
+}
+
+// describeSystem runs \d of a system view: its columns and their types
+// from the row description of a query that reads at most one row, under
+// psql's title for a view. Nullability is not known, so none is shown as not
+// null.
+func (s *sqlSession) describeSystem(ctx context.Context, name string) (ok, lost bool) {
+	q := "SELECT * FROM " + name + " LIMIT 1"
+	results, err := s.conn.Exec(ctx, q).ReadAll()
+	if err == nil && len(results) != 1 {
+		err = fmt.Errorf("%s gave %d results", q, len(results))
+	}
+	if err != nil {
+		return false, s.report(err, q)
+	}
+	res := results[0]
+	types := pgtype.NewMap()
+	cols := make([][]string, len(res.FieldDescriptions))
+	for i, f := range res.FieldDescriptions {
+		typ := "unknown"
+		if t, ok := types.TypeForOID(f.DataTypeOID); ok {
+			typ = t.Name
+		}
+		cols[i] = []string{f.Name, pgOIDTypeName(typ), "true", "false"}
+	}
+	printDescribed(s.out, `View "`+strings.ToLower(name)+`"`, cols, nil)
+	return true, false
+}
+
+// pgOIDTypeName maps pgtype's names of PostgreSQL types (the catalog's
+// typname) to format_type's, which psql's \d shows.
+func pgOIDTypeName(typname string) string {
+	switch typname {
+	case "int2":
+		return "smallint"
+	case "int4":
+		return "integer"
+	case "int8":
+		return "bigint"
+	case "float4":
+		return "real"
+	case "float8":
+		return "double precision"
+	case "bool":
+		return "boolean"
+	case "varchar":
+		return "character varying"
+	case "bpchar":
+		return "character"
+	case "timestamp":
+		return "timestamp without time zone"
+	case "timestamptz":
+		return "timestamp with time zone"
+	case "time":
+		return "time without time zone"
+	}
+	return typname
 }
 
 // fetch runs text, one statement, and returns its result's column names
@@ -236,7 +313,7 @@ func printDescribed(out io.Writer, title string, cols [][]string, footers []stri
 		if len(c) >= 3 && c[2] == "true" {
 			nullable = ""
 		}
-		rows[i] = []string{c[0], c[1], nullable}
+		rows[i] = []string{c[0], pgColumnType(c[1]), nullable}
 	}
 	var table strings.Builder
 	printTable(&table, names, make([]bool, len(names)), rows)
@@ -250,4 +327,30 @@ func printDescribed(out io.Writer, title string, cols [][]string, footers []stri
 	for _, l := range append(lines, footers...) {
 		fmt.Fprintln(out, l)
 	}
+}
+
+// pgTypeNames maps the type names DESCRIBE gives (Strata's, upper case)
+// to the ones psql's \d shows (PostgreSQL's format_type).
+var pgTypeNames = map[string]string{
+	"BOOLEAN": "boolean", "BOOL": "boolean", "SMALLINT": "smallint", "INTEGER": "integer", "INT": "integer",
+	"BIGINT": "bigint", "REAL": "real", "FLOAT4": "real", "DOUBLE": "double precision",
+	"DOUBLE PRECISION": "double precision", "FLOAT8": "double precision", "NUMERIC": "numeric",
+	"DECIMAL": "numeric", "CHAR": "character", "VARCHAR": "character varying", "TEXT": "text",
+	"UUID": "uuid", "BYTEA": "bytea", "DATE": "date", "TIME": "time without time zone",
+	"TIMESTAMP": "timestamp without time zone", "TIMESTAMPTZ": "timestamp with time zone",
+	"TIMESTAMP WITH TIME ZONE": "timestamp with time zone", "INTERVAL": "interval", "JSONB": "jsonb",
+}
+
+// pgColumnType returns PostgreSQL's name of the DESCRIBE type t, its
+// modifiers kept ("NUMERIC(10,2)" is "numeric(10,2)", "VARCHAR(20)"
+// "character varying(20)"); a type it does not know is lower-cased.
+func pgColumnType(t string) string {
+	base, mods := t, ""
+	if i := strings.IndexByte(t, '('); i > 0 {
+		base, mods = strings.TrimSpace(t[:i]), t[i:]
+	}
+	if name, ok := pgTypeNames[strings.ToUpper(base)]; ok {
+		return name + mods
+	}
+	return strings.ToLower(t)
 }

@@ -41,7 +41,7 @@ func (b *lockedBuffer) String() string {
 func TestSQLCommandCtrlC(t *testing.T) {
 	addr := startSQLServer(t, server.Options{})
 	const canceled = "Cancel request sent\nERROR:  canceling statement due to user request (SQLSTATE 57014)\n"
-	one := " one\n-----\n   1\n(1 row)\n"
+	one := " one\n-----\n   1\n(1 row)\n\n"
 	for _, tc := range []struct {
 		name   string
 		stdin  string

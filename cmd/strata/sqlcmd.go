@@ -949,6 +949,7 @@ func execSQL(ctx context.Context, conn *pgconn.PgConn, text string, out io.Write
 				right[i] = numericOID(f.DataTypeOID)
 			}
 			printTable(out, names, right, rows)
+			fmt.Fprintln(out) // psql's blank line after the row count
 			continue
 		}
 		fmt.Fprintln(out, tag.String())

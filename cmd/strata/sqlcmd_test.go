@@ -46,7 +46,7 @@ func TestSQLCommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := " k  | name\n----+------\n  1 | ann\n 22 |\n(2 rows)\n"
+	want := " k  | name\n----+------\n  1 | ann\n 22 |\n(2 rows)\n\n"
 	if out != want {
 		t.Fatalf("output\n%q\nwant\n%q", out, want)
 	}
@@ -184,7 +184,7 @@ func TestSQLCommandQuits(t *testing.T) {
 		t.Fatalf(`-c \q: %v %q`, err, out)
 	}
 	for _, quit := range []string{`\q`, "quit", "exit", "exit;", "  \\q  "} {
-		want := " one\n-----\n   1\n(1 row)\n"
+		want := " one\n-----\n   1\n(1 row)\n\n"
 		out, err := runIn(t, strings.NewReader("SELECT 1 AS one;\n"+quit+"\nSELECT nope;\n"), "sql", "--addr", addr)
 		if err != nil || out != want {
 			t.Fatalf("script with %s: %v, output %q, want %q", quit, err, out, want)
@@ -206,11 +206,11 @@ func TestSQLCommandMetaLinesInC(t *testing.T) {
 		fails            bool
 	}{
 		{"\\dt between statements", "CREATE TABLE t (k INT PRIMARY KEY);\n\\dt\nSELECT count(*) AS n FROM t;",
-			"CREATE TABLE\n name\n------\n t\n(1 row)\n n\n---\n 0\n(1 row)\n", false},
-		{"quit as a column alias", "SELECT 1 AS\nquit;\n", " quit\n------\n    1\n(1 row)\n", false},
-		{"\\q inside a string", "SELECT length('a\n\\q\nb') AS n;\n\\q\nSELECT nope;", " n\n---\n 6\n(1 row)\n", false},
+			"CREATE TABLE\n name\n------\n t\n(1 row)\n\n n\n---\n 0\n(1 row)\n\n", false},
+		{"quit as a column alias", "SELECT 1 AS\nquit;\n", " quit\n------\n    1\n(1 row)\n\n", false},
+		{"\\q inside a string", "SELECT length('a\n\\q\nb') AS n;\n\\q\nSELECT nope;", " n\n---\n 6\n(1 row)\n\n", false},
 		{"an error ends the text", "SELECT 1/0;\n\\dt\nSELECT 1 AS one;", "", true},
-		{"two statements before a command go whole", "SELECT 1 AS a; SELECT 2 AS b\n\\q", " a\n---\n 1\n(1 row)\n b\n---\n 2\n(1 row)\n", false},
+		{"two statements before a command go whole", "SELECT 1 AS a; SELECT 2 AS b\n\\q", " a\n---\n 1\n(1 row)\n\n b\n---\n 2\n(1 row)\n\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, stderr, code := sqlRun(t, nil, "--addr", addr, "-c", tc.text)
@@ -277,7 +277,7 @@ func TestScanScript(t *testing.T) {
 // the same line goes to the server whole, as psql's -c sends it.
 func TestSQLCommandBackslashEndsStatement(t *testing.T) {
 	addr := startSQLServer(t, server.Options{})
-	x := " x\n---\n 1\n(1 row)\n"
+	x := " x\n---\n 1\n(1 row)\n\n"
 	for _, tc := range []struct {
 		name   string
 		stdin  string // a script on standard input, else
@@ -288,8 +288,8 @@ func TestSQLCommandBackslashEndsStatement(t *testing.T) {
 	}{
 		{name: "script, \\q", stdin: "SELECT 1 AS x\n\\q\nSELECT nope;\n", want: x},
 		{name: "-c, \\q", c: "SELECT 1 AS x\n\\q\nSELECT nope;", want: x},
-		{name: "script, \\dt", stdin: "SELECT 1 AS x\n\\dt\n", want: x + " name\n------\n(0 rows)\n"},
-		{name: "-c, \\dt", c: "SELECT 1 AS x\n\\dt", want: x + " name\n------\n(0 rows)\n"},
+		{name: "script, \\dt", stdin: "SELECT 1 AS x\n\\dt\n", want: x + " name\n------\n(0 rows)\n\n"},
+		{name: "-c, \\dt", c: "SELECT 1 AS x\n\\dt", want: x + " name\n------\n(0 rows)\n\n"},
 		{name: "script, \\q after ; on a line", stdin: "SELECT 1 AS x; \\q\nSELECT nope;\n", want: x},
 		{name: "-c, \\q after ; on a line", c: "SELECT 1 AS x; \\q", errors: "ERROR:  syntax error at or near \"\\\"", code: exitFailure},
 		{name: "script, an unknown command", stdin: "\\foo bar\nSELECT 1 AS x;\n", want: x, errors: "invalid command \\foo\n"},
@@ -322,13 +322,13 @@ func TestSQLCommandErrorPosition(t *testing.T) {
 		t.Fatalf("-c: status %d, output %q, errors\n%s\nwant\n%s", code, out, stderr, want)
 	}
 	out, stderr, code = sqlRun(t, nil, "--addr", addr, "-c", "SELECT k,\n\tnope FROM t", "-c", "SELECT 1 AS one")
-	if want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:  nope FROM t\n         ^\n"; code != exitOK || out != " one\n-----\n   1\n(1 row)\n" || stderr != want {
+	if want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:  nope FROM t\n         ^\n"; code != exitOK || out != " one\n-----\n   1\n(1 row)\n\n" || stderr != want {
 		t.Fatalf("two -c: status %d, output %q, errors\n%s\nwant\n%s", code, out, stderr, want)
 	}
 	out, stderr, code = sqlRun(t, strings.NewReader("SELECT 1 AS one;\nSELECT k,\n  nope\nFROM t;\nSELECT *\n  FORM t;\n"), "--addr", addr)
 	want := "ERROR:  column \"nope\" does not exist (SQLSTATE 42703)\nLINE 2:   nope\n          ^\n" +
 		"ERROR:  syntax error at or near \"FORM\" (SQLSTATE 42601)\nLINE 2:   FORM t;\n          ^\n"
-	if code != exitOK || out != " one\n-----\n   1\n(1 row)\n" || stderr != want {
+	if code != exitOK || out != " one\n-----\n   1\n(1 row)\n\n" || stderr != want {
 		t.Fatalf("script: status %d, output %q, errors\n%s\nwant\n%s", code, out, stderr, want)
 	}
 }
@@ -379,7 +379,7 @@ func TestSQLCommandSeveralActions(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if want := " a\n---\n 1\n(1 row)\n b\n---\n 2\n(1 row)\n"; out != want {
+	if want := " a\n---\n 1\n(1 row)\n\n b\n---\n 2\n(1 row)\n\n"; out != want {
 		t.Fatalf("output\n%q\nwant\n%q", out, want)
 	}
 	script := filepath.Join(t.TempDir(), "s.sql")
@@ -387,7 +387,7 @@ func TestSQLCommandSeveralActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, stderr, code := sqlRun(t, nil, "--addr", addr, "-c", "SELECT 1/0", "-f", script, "-c", "SELECT 4 AS d")
-	if want := " c\n---\n 3\n(1 row)\n d\n---\n 4\n(1 row)\n"; code != exitOK || out != want || stderr != "ERROR:  division by zero (SQLSTATE 22012)\n" {
+	if want := " c\n---\n 3\n(1 row)\n\n d\n---\n 4\n(1 row)\n\n"; code != exitOK || out != want || stderr != "ERROR:  division by zero (SQLSTATE 22012)\n" {
 		t.Fatalf("status %d, output\n%q\nwant\n%q\nerrors %q", code, out, want, stderr)
 	}
 }
@@ -405,7 +405,7 @@ func TestSQLCommandExitStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	const selec = "ERROR:  syntax error at or near \"SELEC\" (SQLSTATE 42601)\nLINE 1: SELEC 1"
-	two := " two\n-----\n   2\n(1 row)\n"
+	two := " two\n-----\n   2\n(1 row)\n\n"
 	for _, tc := range []struct {
 		name   string
 		stdin  string
@@ -473,7 +473,7 @@ func TestSQLCommandNoticesDetailHint(t *testing.T) {
 	}{
 		{"a notice", "DROP TABLE IF EXISTS nonexist", "DROP TABLE\n", "NOTICE:  table \"nonexist\" does not exist, skipping\n", exitOK},
 		{"notices between results", "SELECT 1 AS x; DROP TABLE IF EXISTS a; DROP TABLE IF EXISTS b",
-			" x\n---\n 1\n(1 row)\nDROP TABLE\nDROP TABLE\n",
+			" x\n---\n 1\n(1 row)\n\nDROP TABLE\nDROP TABLE\n",
 			"NOTICE:  table \"a\" does not exist, skipping\nNOTICE:  table \"b\" does not exist, skipping\n", exitOK},
 		{"a hint", "CREATE TABLE f5 (id INT) WITH (connector = 'datagen', rows-per-second = '10');", "",
 			"ERROR:  syntax error at or near \"-\" (SQLSTATE 42601)\n" +
@@ -580,11 +580,11 @@ func TestSQLCommandTerminal(t *testing.T) {
 		errors  string
 	}{
 		{"statements over lines", []string{"SELECT 1", "AS x;  SELECT", "2 AS y; SELEC", "3;"}, "=---=",
-			" x\n---\n 1\n(1 row)\n y\n---\n 2\n(1 row)\n\n", "ERROR:  syntax error at or near \"SELEC\" (SQLSTATE 42601)\nLINE 1: SELEC\n        ^\n"},
+			" x\n---\n 1\n(1 row)\n\n y\n---\n 2\n(1 row)\n\n\n", "ERROR:  syntax error at or near \"SELEC\" (SQLSTATE 42601)\nLINE 1: SELEC\n        ^\n"},
 		{"Ctrl-C drops the statement", []string{"SELECT nope", errInterrupt, "SELECT 1 AS x;"}, "=-==",
-			" x\n---\n 1\n(1 row)\n\n", ""},
+			" x\n---\n 1\n(1 row)\n\n\n", ""},
 		{"a command sends the statement it cuts", []string{"SELECT 1 AS x", `\dt`}, "=-=",
-			" x\n---\n 1\n(1 row)\n name\n------\n(0 rows)\n\n", ""},
+			" x\n---\n 1\n(1 row)\n\n name\n------\n(0 rows)\n\n\n", ""},
 		{"\\q does not send it", []string{"SELECT 1 AS x", `\q`, "SELECT 2 AS y;"}, "=-", "", ""},
 		{"quit", []string{"quit", "SELECT 2 AS y;"}, "=", "", ""},
 		{"a notice", []string{"DROP TABLE IF EXISTS nonexist;"}, "==", "DROP TABLE\n\n", "NOTICE:  table \"nonexist\" does not exist, skipping\n"},

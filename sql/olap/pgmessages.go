@@ -12,6 +12,9 @@ import (
 // PostgreSQL's words for DuckDB's messages ([error-map] in doc.go).
 
 // pgMessage is a DuckDB message said as PostgreSQL says it.
+// toCharHint is the hint of a to_char call of the wrong shape.
+const toCharHint = "to_char takes a value and a text template, as in to_char(sum(amount), '999.99') or to_char(ts, 'YYYY-MM-DD')."
+
 type pgMessage struct {
 	code, message, hint, detail string
 }
@@ -99,7 +102,20 @@ var msgRules = []msgRule{
 		if isOperator(name) {
 			return pgMessage{code: sqlerr.UndefinedFunction, message: "operator does not exist: " + operatorCall(name, args), hint: noOperatorHint}
 		}
+		if strings.EqualFold(name, "strata_to_char_check") && len(args) == 2 {
+			// to_char's template check (pgfuncs.go): its first argument
+			// is the template; the value's type is not in the message.
+			return pgMessage{code: sqlerr.UndefinedFunction, message: "function to_char(any, " + pgTypeName(args[0]) + ") does not exist", hint: toCharHint}
+		}
 		return pgMessage{code: sqlerr.UndefinedFunction, message: "function " + functionCall(name, args) + " does not exist", hint: noFunctionHint}
+	}},
+	{regexp.MustCompile(`^Macro (\w+)\(\) does not support the supplied arguments`), func(m []string, _ string) pgMessage {
+		name := strings.ToLower(m[1])
+		hint := noFunctionHint
+		if name == "to_char" {
+			hint = toCharHint
+		}
+		return pgMessage{code: sqlerr.UndefinedFunction, message: "function " + name + " does not exist with these arguments", hint: hint}
 	}},
 	{regexp.MustCompile(`^Could not choose a best candidate function for the function call "(.+)"`), func(m []string, _ string) pgMessage {
 		name, args, ok := splitCall(m[1])

@@ -27,6 +27,8 @@ func TestErrorsSpeakPostgres(t *testing.T) {
 		{"SELECT id, count(*) FROM accounts", sqlerr.GroupingError, `column "id" must appear in the GROUP BY clause or be used in an aggregate function`, ""},
 		{"SELECT name + 1 FROM accounts", sqlerr.UndefinedFunction, `operator does not exist: text + integer`, noOperatorHint},
 		{"SELECT sum(name) FROM accounts", sqlerr.UndefinedFunction, `function sum(text) does not exist`, noFunctionHint},
+		{"SELECT to_char(sum(id)) FROM accounts", sqlerr.UndefinedFunction, `function to_char does not exist with these arguments`, toCharHint},
+		{"SELECT to_char(sum(id), 42) FROM accounts", sqlerr.UndefinedFunction, `function to_char(any, integer) does not exist`, toCharHint},
 		{"SELECT id FROM accounts WHERE id IN (SELECT name FROM accounts)", sqlerr.UndefinedFunction, `operator does not exist: bigint = text`, noOperatorHint},
 		{"SELECT CAST(name AS INT) FROM accounts", sqlerr.InvalidTextRepresentation, `invalid input syntax for type integer: "bob"`, ""},
 		{"SELECT CAST(name AS numeric) FROM accounts", sqlerr.InvalidTextRepresentation, `invalid input syntax for type numeric: "bob"`, ""},
