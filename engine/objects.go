@@ -466,7 +466,9 @@ func (e *Engine) CreateView(ctx context.Context, name catalog.ObjectName, query 
 	opts = maps.Clone(opts)
 	tz, loc, err := viewZone(opts[jobOptTimeZone])
 	if err != nil {
-		return err
+		e := sqlerr.New(sqlerr.InvalidParameterValue, "materialized view %s: option timezone: %s", name.Name, sqlerr.From(err).Message)
+		e.Hint = timeZoneHint
+		return e
 	}
 	delete(opts, jobOptTimeZone)
 	backend, err := stateBackendOption(name.Name, opts[jobOptStateBackend])
@@ -708,6 +710,11 @@ func (e *Engine) jobStartEpoch(ctx context.Context, name string) base.Epoch {
 // jobOptTimeZone is the job option (and CREATE MATERIALIZED VIEW option)
 // naming the time zone a view evaluates in; absent means UTC.
 const jobOptTimeZone = "timezone"
+
+// timeZoneHint is the hint of an invalid timezone option: the names
+// time.LoadLocation takes, which are IANA's, spelled with their case (a
+// fixed offset is one of IANA's Etc/GMT zones, whose sign is POSIX's).
+const timeZoneHint = "use an IANA name such as 'UTC' or 'Europe/Berlin'; for a fixed offset, an Etc/GMT zone with the sign reversed, such as 'Etc/GMT-2' for +02:00"
 
 // viewZone reads a view's time zone option: "" or UTC is UTC (nil, and
 // no option kept).

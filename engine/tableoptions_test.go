@@ -65,3 +65,31 @@ func TestCreateTableOptionErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCreateViewTimeZoneError: a view's timezone option that is no time
+// zone is refused with the view's name, the option and a hint naming the
+// forms it takes, and leaves no view behind; Etc/GMT-2, the form the
+// hint gives for an offset, is taken.
+func TestCreateViewTimeZoneError(t *testing.T) {
+	ctx := context.Background()
+	e := openTest(t, t.TempDir())
+	defer e.Close()
+	cols := []catalog.Column{{Name: "id", Type: types.Int64}, {Name: "name", Type: types.Text}}
+	if err := e.CreateTable(ctx, catalog.Table{Name: catalog.Name(DefaultDatabase, "orders"), Columns: cols}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, zone := range []string{"Mars/Olympus", "+02:00"} {
+		n := catalog.Name(DefaultDatabase, "mv")
+		err := e.CreateView(ctx, n, "SELECT id FROM orders", map[string]string{"timezone": zone}, false)
+		se := sqlerr.From(err)
+		if want := `materialized view mv: option timezone: invalid time zone "` + zone + `"`; se == nil || se.Code != sqlerr.InvalidParameterValue || se.Message != want || se.Hint != timeZoneHint {
+			t.Errorf("timezone %q: %v, want %s %q with hint %q", zone, err, sqlerr.InvalidParameterValue, want, timeZoneHint)
+		}
+		if _, err := e.Table(n); err == nil {
+			t.Errorf("timezone %q: the view was made", zone)
+		}
+	}
+	if err := e.CreateView(ctx, catalog.Name(DefaultDatabase, "mv2"), "SELECT id FROM orders", map[string]string{"timezone": "Etc/GMT-2"}, false); err != nil {
+		t.Errorf("timezone Etc/GMT-2: %v", err)
+	}
+}

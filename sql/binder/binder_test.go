@@ -284,3 +284,31 @@ func TestPgTypeofNamesTheArgumentType(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", g, want)
 	}
 }
+
+// An unknown function name gets PostgreSQL's 42883 message, naming the
+// argument types (or *), whether called as an aggregate or a scalar, at
+// the call, with PostgreSQL's hint; a known scalar function called as an
+// aggregate keeps 42809.
+func TestUnknownFunction(t *testing.T) {
+	for _, tc := range []struct {
+		sql, code, msg, hint string
+		pos                  int
+	}{
+		{"SELECT b, cnt(*) FROM t GROUP BY b", sqlerr.UndefinedFunction, "function cnt(*) does not exist", noFunctionHint, 11},
+		{"SELECT b, cnt(DISTINCT a) FROM t GROUP BY b", sqlerr.UndefinedFunction, "function cnt(integer) does not exist", noFunctionHint, 11},
+		{"SELECT summ(a ORDER BY b) FROM t", sqlerr.UndefinedFunction, "function summ(integer) does not exist", noFunctionHint, 8},
+		{"SELECT a + nosuch(b, 'x') FROM t", sqlerr.UndefinedFunction, "function nosuch(text, unknown) does not exist", noFunctionHint, 12},
+		{"SELECT cnt(sum(a)) FROM t", sqlerr.UndefinedFunction, "function cnt(bigint) does not exist", noFunctionHint, 8},
+		{"SELECT abs(DISTINCT a) FROM t", sqlerr.WrongObjectType, "abs is not an aggregate function", "", 8},
+	} {
+		_, err := bind(t, tc.sql)
+		e := sqlerr.From(err)
+		if e == nil {
+			t.Errorf("%s: no error", tc.sql)
+			continue
+		}
+		if e.Code != tc.code || e.Message != tc.msg || e.Hint != tc.hint || e.Position != tc.pos {
+			t.Errorf("%s: got %s %q (hint %q) at %d, want %s %q (hint %q) at %d", tc.sql, e.Code, e.Message, e.Hint, e.Position, tc.code, tc.msg, tc.hint, tc.pos)
+		}
+	}
+}

@@ -635,6 +635,9 @@ func (b *Binder) bindFuncCall(fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, err
 	if aggNames[name] {
 		return b.bindAggregate(name, fc, ec)
 	}
+	if !b.fns.Has(name) && name != "pg_typeof" {
+		return nil, b.noFunction(name, fc, ec)
+	}
 	if fc.GetAggStar() || fc.GetAggDistinct() || fc.GetAggFilter() != nil || len(fc.GetAggOrder()) > 0 {
 		return nil, b.errAt(loc, sqlerr.WrongObjectType, "%s is not an aggregate function", name)
 	}
@@ -648,6 +651,32 @@ func (b *Binder) bindFuncCall(fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, err
 		return &expr.Const{Value: types.NewText(types.PGTypeName(args[0].Type())), Typ: types.Text}, nil
 	}
 	return b.call(name, args, loc)
+}
+
+// noFunctionHint is PostgreSQL's hint for a call that no function takes.
+const noFunctionHint = "No function matches the given name and argument types. You might need to add explicit type casts."
+
+// noFunction is PostgreSQL's error for a call of a function name that
+// does not exist, whether it is called as an aggregate (with *,
+// DISTINCT, ORDER BY or FILTER) or as a scalar: `function cnt(*) does
+// not exist` or `function f(integer, text) does not exist` (42883), at
+// the call, with the hint of 42883.
+func (b *Binder) noFunction(name string, fc *pg_query.FuncCall, ec exprCtx) error {
+	call := name + "(*)"
+	if !fc.GetAggStar() {
+		args, err := b.bindList(fc.GetArgs(), ec)
+		if err != nil {
+			return err
+		}
+		ts := make([]types.Type, len(args))
+		for i, a := range args {
+			ts[i] = a.Type()
+		}
+		call = describeTypes(name, ts)
+	}
+	e := sqlerr.From(b.errAt(fc.GetLocation(), sqlerr.UndefinedFunction, "function %s does not exist", call))
+	e.Hint = noFunctionHint
+	return e
 }
 
 func (b *Binder) bindAggregate(name string, fc *pg_query.FuncCall, ec exprCtx) (expr.Expr, error) {

@@ -1,6 +1,10 @@
 package binder
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stratadb/strata/sql/sqlerr"
+)
 
 // TestColumnHint: a mistyped column gets the nearest column of its scope
 // as PostgreSQL suggests it, and no suggestion when none is near, more
@@ -35,5 +39,20 @@ func TestColumnHint(t *testing.T) {
 	}
 	if got, want := columnHint(two, "", "vv"), `Perhaps you meant to reference the column "v".`; got != want {
 		t.Errorf("columnHint(vv) = %q, want %q", got, want)
+	}
+}
+
+// TestQualifiedColumnHint: a mistyped qualified column of a join gets
+// PostgreSQL's hint naming the column of that relation.
+func TestQualifiedColumnHint(t *testing.T) {
+	for _, tc := range []struct{ sql, hint string }{
+		{"SELECT p.id, a.sellr FROM person p JOIN auction a USING (id)", `Perhaps you meant to reference the column "a.seller".`},
+		{"SELECT p.id FROM person p JOIN auction a ON p.id = a.sellr", `Perhaps you meant to reference the column "a.seller".`},
+		{"SELECT a.id, count(*) FROM person p JOIN auction a USING (id) GROUP BY a.id HAVING max(p.nme) > ''", `Perhaps you meant to reference the column "p.name".`},
+	} {
+		_, err := bind(t, tc.sql)
+		if e := sqlerr.From(err); e == nil || e.Code != sqlerr.UndefinedColumn || e.Hint != tc.hint {
+			t.Errorf("%s: %v, want 42703 with hint %q", tc.sql, err, tc.hint)
+		}
 	}
 }
