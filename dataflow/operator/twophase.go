@@ -116,6 +116,9 @@ type backgroundCommit struct {
 	// inflight counts the epochs queued or being committed, as the
 	// subtask sees them (results not yet reaped).
 	inflight int
+	// failed is the first failed commit's error, returned by every later
+	// call (the goroutine stopped at it).
+	failed error
 }
 
 // commitResult is what one background CommitAll did: n epochs committed,
@@ -179,6 +182,9 @@ func (s *TwoPhaseCommitSink) reap(wait bool) error {
 	if g == nil {
 		return nil
 	}
+	if g.failed != nil {
+		return g.failed // the goroutine has stopped: nothing more commits
+	}
 	for g.inflight > 0 {
 		var r commitResult
 		if wait {
@@ -192,7 +198,8 @@ func (s *TwoPhaseCommitSink) reap(wait bool) error {
 		}
 		if r.err != nil {
 			g.inflight = 0
-			return fmt.Errorf("sink %s subtask %d: %w", s.ctx.Vertex, s.ctx.Subtask, r.err)
+			g.failed = fmt.Errorf("sink %s subtask %d: %w", s.ctx.Vertex, s.ctx.Subtask, r.err)
+			return g.failed
 		}
 		g.inflight -= r.n
 		g.handed -= r.n

@@ -302,5 +302,12 @@ func TestTwoPhaseCommitSinkCommitsInTheBackground(t *testing.T) {
 	if failed == nil || !strings.Contains(failed.Error(), "disk full") || !strings.Contains(failed.Error(), "epochs 1 to 1") {
 		t.Fatalf("call after a failed background commit: %v, want the commit's error", failed)
 	}
-	step(s3.Close())
+	// Every later call, Close included, keeps failing with it; nothing
+	// more is handed to the stopped goroutine.
+	if err := s3.NotifyComplete(2); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("NotifyComplete after a failed background commit: %v", err)
+	}
+	if err := s3.Close(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Close after a failed background commit: %v", err)
+	}
 }
