@@ -352,11 +352,9 @@ func TestStartupTimeoutClosesSilentClients(t *testing.T) {
 	checkServes(t, addr)
 }
 
-// TestCloseEndsConnectionsInStartupAndStatements: Close closes a
-// connection still in startup, cancels a running statement and ends its
-// connection with FATAL 57P01, and returns once both are gone.
-func TestCloseEndsConnectionsInStartupAndStatements(t *testing.T) {
-	h := slowHandler{started: make(chan struct{}, 1), cancelled: make(chan error, 8), closed: make(chan struct{}, 8)}
+// serveSlow serves h on a loopback port; served receives Serve's result.
+func serveSlow(t *testing.T, h slowHandler) (srv *pgwire.Server, addr string, served chan error) {
+	t.Helper()
 	srv, err := pgwire.NewServerWithOptions(h, pgwire.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -365,9 +363,17 @@ func TestCloseEndsConnectionsInStartupAndStatements(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	served := make(chan error, 1)
+	served = make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	addr := ln.Addr().String()
+	return srv, ln.Addr().String(), served
+}
+
+// TestCloseEndsConnectionsInStartupAndStatements: Close closes a
+// connection still in startup, cancels a running statement and ends its
+// connection with FATAL 57P01, and returns once both are gone.
+func TestCloseEndsConnectionsInStartupAndStatements(t *testing.T) {
+	h := slowHandler{started: make(chan struct{}, 1), cancelled: make(chan error, 8), closed: make(chan struct{}, 8)}
+	srv, addr, served := serveSlow(t, h)
 	silent := dialRaw(t, addr)
 	busy := dialStarted(t, addr)
 	busy.fe.Send(&pgproto3.Query{String: "slow"})
@@ -399,17 +405,7 @@ func TestCloseEndsConnectionsInStartupAndStatements(t *testing.T) {
 // unexpectedly".
 func TestCloseTellsEverySession(t *testing.T) {
 	h := slowHandler{started: make(chan struct{}, 4), cancelled: make(chan error, 8), closed: make(chan struct{}, 8)}
-	srv, err := pgwire.NewServerWithOptions(h, pgwire.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	addr := ln.Addr().String()
+	srv, addr, served := serveSlow(t, h)
 
 	idle := dialStarted(t, addr)
 	simple := dialStarted(t, addr)
