@@ -67,8 +67,9 @@
 //
 // Invariant (consumer-at-checkpoint): the position the source registers
 // with the table as its consumer (snapshot expiration keeps every snapshot
-// from it on) is the one of its last completed checkpoint, or its start
-// before any completed: a restore resumes at a completed checkpoint's
+// from it on) is the one of a completed checkpoint (the last one, or an
+// earlier one when the last registration is less than ConsumerEvery old),
+// or its start before any completed: a restore resumes at a completed checkpoint's
 // position, never before the registered one, so expiration never removes a
 // snapshot a restore reads. Registering per read, as a plain stream does,
 // would let expiration take snapshots between the last checkpoint and the
