@@ -22,7 +22,9 @@
 //     fsync, then link(2) to the final name, which fails if the name exists.
 //
 // A Stager (Local, Faulty) adds cheaper writes for a commit that creates
-// several files: Stage is PutIfAbsent without the directory fsync, SyncDir
+// several files: Stage creates a file that nothing names yet (on disk,
+// under its final name with no temporary one, so that it may hold a prefix
+// after a crash), SyncDir
 // makes the staged names durable in one step before the file that names
 // them is published, and WriteHint replaces a hint atomically without
 // fsync. On an FS without one the package functions of the same names fall
@@ -38,7 +40,11 @@
 //   - [no-torn-write] After a crash at any instant, every path holds either
 //     nothing, its complete old content or its complete new content; stray
 //     temporary files (names starting with "." and ending in ".tmp") may be
-//     left behind and are removed by orphan cleanup.
+//     left behind and are removed by orphan cleanup. The exception is a
+//     staged file (Stage) whose Stage had not returned: it may hold a
+//     prefix of its content, but nothing names it (its referrer is written
+//     only after Stage returns and its directory is synced), so no reader
+//     opens it, and orphan cleanup removes it.
 //     A hint written with WriteHint may be lost or unreadable after a
 //     crash; its readers check it and fall back.
 //   - [checked-read] Every reader of a table store file checks it: JSON

@@ -101,15 +101,6 @@ func (l *Local) WriteFile(p string, data []byte) error {
 // name (which fails if it exists), then removal of the temporary name and
 // an fsync of the directory.
 func (l *Local) PutIfAbsent(p string, data []byte) error {
-	if err := l.Stage(p, data); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(l.abs(p)))
-	return nil
-}
-
-// Stage implements Stager: PutIfAbsent without the directory's fsync.
-func (l *Local) Stage(p string, data []byte) error {
 	tmp, err := l.writeTemp(p, data)
 	if err != nil {
 		return err
@@ -119,6 +110,42 @@ func (l *Local) Stage(p string, data []byte) error {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("file %s: %w", p, ErrExist)
 		}
+		return fmt.Errorf("file %s: %w", p, err)
+	}
+	syncDir(filepath.Dir(l.abs(p)))
+	return nil
+}
+
+// Stage implements Stager: the file is created under its final name
+// (O_EXCL, so that an existing name fails with ErrExist), written and
+// fsynced, with no temporary name. A crash before Stage returns may leave
+// a prefix of data under the name; nothing names a staged file before
+// Stage has returned and its directory has been synced, so that prefix is
+// never read, and orphan cleanup removes it. On a journaling file system
+// the file's fsync also commits its directory entry, so the SyncDir that
+// follows has little left to write (a temporary name and a link(2) made
+// that SyncDir commit the directory a second time).
+func (l *Local) Stage(p string, data []byte) error {
+	final := l.abs(p)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return fmt.Errorf("file %s: %w", p, err)
+	}
+	f, err := os.OpenFile(final, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("file %s: %w", p, ErrExist)
+		}
+		return fmt.Errorf("file %s: %w", p, err)
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(final)
 		return fmt.Errorf("file %s: %w", p, err)
 	}
 	return nil

@@ -15,9 +15,10 @@ package fileio
 type Stager interface {
 	// Stage creates path with data; it fails with an error wrapping
 	// ErrExist, changing nothing, if path exists. The content is durable
-	// and never torn ([no-torn-write]) when Stage returns, the name only
-	// once SyncDir of its directory has returned: after a crash before
-	// that, path may be missing.
+	// when Stage returns, the name only once SyncDir of its directory has
+	// returned: after a crash before that, path may be missing, and after
+	// a crash before Stage returned it may hold a prefix of data (an
+	// unnamed file that orphan cleanup removes, see [no-torn-write]).
 	Stage(path string, data []byte) error
 	// SyncDir makes the names created in dir durable (fsync of the
 	// directory).
