@@ -17,13 +17,14 @@
 //     file the message deletes must still be live, and every new file's
 //     sequence numbers must be above those already in its bucket
 //     (otherwise a second writer races the bucket); a conflict is final
-//     and returned; the plan encodes the delta manifest and list, a base
-//     manifest list (the parent's base and delta manifests, merged into
-//     one manifest when there are many), a changelog manifest and list, and
-//     the snapshot, and computes the live files after the message;
+//     and returned; the plan encodes the delta manifest, a base manifest
+//     list (the parent's base and delta manifests, merged into one
+//     manifest when there are many), a changelog manifest, and the
+//     snapshot, which holds its three lists inline (manifest.FileRef), and
+//     computes the live files after the message;
 //  3. write every planned file at once (at most maxParallelWrites at a
-//     time): the manifests and lists staged (fileio.Stage: content written
-//     and fsynced, names not yet durable), the snapshot files prepared
+//     time): the manifests staged (fileio.Stage: content written and
+//     fsynced, names not yet durable), the snapshot files prepared
 //     (fileio.Prepare: content fsynced under no name yet);
 //  4. sync the manifest directory once ([manifests-before-snapshot]);
 //  5. publish the snapshots one after another, each with put-if-absent and

@@ -2,6 +2,7 @@ package commit
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/table/manifest"
@@ -67,14 +68,6 @@ func plan(table string, p parent, m *Message, latestSchema schema.ID, nowMillis 
 		out.files = append(out.files, encoded{name: meta.Name, data: b, manifest: true, meta: meta, entries: entries})
 		return meta, nil
 	}
-	addList := func(metas []manifest.FileMeta) (manifest.FileRef, error) {
-		ref, b, err := mio.EncodeList(metas)
-		if err != nil {
-			return ref, err
-		}
-		out.files = append(out.files, encoded{name: ref.Name, data: b})
-		return ref, nil
-	}
 	baseMetas := p.metas
 	if len(baseMetas) > maxBaseManifests {
 		meta, err := addManifest(p.live)
@@ -83,10 +76,9 @@ func plan(table string, p parent, m *Message, latestSchema schema.ID, nowMillis 
 		}
 		baseMetas = []manifest.FileMeta{meta}
 	}
-	baseRef, err := addList(baseMetas)
-	if err != nil {
-		return planned{}, err
-	}
+	// The lists go inline in the snapshot (manifest.FileRef): each holds
+	// at most maxBaseManifests+1 metas.
+	baseRef := manifest.InlineList(slices.Clone(baseMetas))
 	entries := m.Entries()
 	var delta int64
 	for _, e := range entries {
@@ -103,9 +95,7 @@ func plan(table string, p parent, m *Message, latestSchema schema.ID, nowMillis 
 		if err != nil {
 			return planned{}, err
 		}
-		if deltaRef, err = addList([]manifest.FileMeta{meta}); err != nil {
-			return planned{}, err
-		}
+		deltaRef = manifest.InlineList([]manifest.FileMeta{meta})
 		nextMetas = append(nextMetas, meta)
 	}
 	cl := m.ChangelogEntries()
@@ -119,9 +109,7 @@ func plan(table string, p parent, m *Message, latestSchema schema.ID, nowMillis 
 		if err != nil {
 			return planned{}, err
 		}
-		if clRef, err = addList([]manifest.FileMeta{meta}); err != nil {
-			return planned{}, err
-		}
+		clRef = manifest.InlineList([]manifest.FileMeta{meta})
 	}
 	live, err := manifest.Merge(append(append(make([]manifest.Entry, 0, len(p.live)+len(entries)), p.live...), entries...))
 	if err != nil {

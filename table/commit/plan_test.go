@@ -47,7 +47,14 @@ func TestPlanChain(t *testing.T) {
 		if len(pl.next.metas) != wantBase+1 {
 			t.Fatalf("plan %d: next base names %d manifests, want %d", i, len(pl.next.metas), wantBase+1)
 		}
+		// The lists are inline: the only files are manifests.
+		if !s.DeltaManifestList.Inline() || !s.ChangelogManifestList.Inline() || s.BaseManifestList.Inline() != (i > 1) {
+			t.Fatalf("plan %d: lists not inline: %+v", i, s)
+		}
 		for _, e := range pl.files {
+			if !e.manifest {
+				t.Fatalf("plan %d: writes %s, which is not a manifest", i, e.name)
+			}
 			if err := mio.Stage(e.name, e.data); err != nil {
 				t.Fatal(err)
 			}

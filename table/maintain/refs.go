@@ -24,7 +24,9 @@ func (r *refs) addLists(st *store.Store, sn *snapshot.Snapshot, withDelta bool) 
 		if ref.IsZero() {
 			continue
 		}
-		r.manifests[ref.Name] = true
+		if !ref.Inline() {
+			r.manifests[ref.Name] = true
+		}
 		metas, err := st.Manifests.ReadList(ref)
 		if err != nil {
 			return err

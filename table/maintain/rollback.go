@@ -33,18 +33,14 @@ func RollbackToTag(st *store.Store, name, user string) (base.SnapshotID, error) 
 		}
 		metas = append(metas, ms...)
 	}
-	baseRef, err := st.Manifests.WriteList(metas)
-	if err != nil {
-		return 0, err
-	}
+	// The list goes inline, as a commit's (manifest.FileRef): the
+	// snapshot names only manifests that exist and are durable already.
+	baseRef := manifest.InlineList(metas)
 	sn := &snapshot.Snapshot{
 		ID: latest.ID + 1, SchemaID: tag.SchemaID, BaseManifestList: baseRef,
 		CommitUser: user, CommitIdentifier: uint64(latest.Epoch), CommitKind: snapshot.Rollback,
 		TimeMillis: st.Now().UnixMilli(), TotalRecordCount: tag.TotalRecordCount,
 		DeltaRecordCount: tag.TotalRecordCount - latest.TotalRecordCount, Epoch: latest.Epoch,
-	}
-	if err := st.Manifests.Sync(); err != nil {
-		return 0, err
 	}
 	if err := st.Snapshots.Publish(sn); err != nil {
 		return 0, err

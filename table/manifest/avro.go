@@ -300,11 +300,18 @@ func (m *IO) EncodeList(metas []FileMeta) (FileRef, []byte, error) {
 	return ref, b, nil
 }
 
-// ReadList reads and checks a manifest list; the zero ref gives nil. The
-// returned slice is shared: callers must not modify it.
+// ReadList reads and checks a manifest list (an inline list is returned
+// as it is); the zero ref gives nil. The returned slice is shared: callers
+// must not modify it.
 func (m *IO) ReadList(ref FileRef) ([]FileMeta, error) {
 	if ref.IsZero() {
 		return nil, nil
+	}
+	if ref.Name == "" {
+		return ref.Metas, nil
+	}
+	if len(ref.Metas) > 0 {
+		return nil, fmt.Errorf("table %s: manifest list %s: a reference with both a name and inline metas: %w", m.table, ref.Name, base.ErrCorruption)
 	}
 	if metas, ok := m.cachedList(ref.Name); ok {
 		return metas, nil

@@ -5,8 +5,9 @@
 //
 // # Concepts (Paimon's manifest/ package)
 //
-// A snapshot points to manifest lists; a manifest list names manifest
-// files; a manifest file holds entries; an entry adds or deletes one data
+// A snapshot holds manifest lists, inline or as files of their own
+// (FileRef); a manifest list names manifest files; a manifest file holds
+// entries; an entry adds or deletes one data
 // file of one bucket. Replaying the entries of a snapshot's base and delta
 // lists in order (Merge) yields the snapshot's live data files.
 //

@@ -82,16 +82,40 @@ type FileMeta struct {
 	SchemaID   int64  `avro:"schema_id" json:"schemaId"`
 }
 
-// FileRef points to a manifest list from a snapshot: its name, size and
-// CRC32C. The zero FileRef means "no list".
+// FileRef is a manifest list as a snapshot holds it: either a reference
+// to a list file (its name, size and CRC32C) or, with an empty name, the
+// list itself (Metas, an inline list, checked by the snapshot file's own
+// checksum). The zero FileRef means "no list"; so does an inline list
+// without metas.
+//
+// A commit writes its lists inline: a list is small (a commit's base list
+// holds at most a few dozen manifests, see commit's maxBaseManifests) and
+// a file of its own cost every commit a file creation, an fsync and later
+// a deletion, two or three times over (base, delta and changelog lists).
+// Paimon always writes list files; files written by earlier versions and
+// by rollback still use them.
 type FileRef struct {
 	Name string `json:"name"`
 	Size int64  `json:"size"`
 	CRC  int64  `json:"crc"`
+	// Metas is the inline list, in order; only with an empty Name.
+	Metas []FileMeta `json:"metas,omitempty"`
 }
 
-// IsZero tells whether r points nowhere.
-func (r FileRef) IsZero() bool { return r.Name == "" }
+// IsZero tells whether r lists nothing: no file and no inline metas.
+func (r FileRef) IsZero() bool { return r.Name == "" && len(r.Metas) == 0 }
+
+// Inline tells whether r holds its list itself rather than naming a file.
+func (r FileRef) Inline() bool { return r.Name == "" && len(r.Metas) > 0 }
+
+// InlineList returns the inline FileRef of metas (the zero FileRef when
+// metas is empty). metas must not be modified afterwards.
+func InlineList(metas []FileMeta) FileRef {
+	if len(metas) == 0 {
+		return FileRef{}
+	}
+	return FileRef{Metas: metas[:len(metas):len(metas)]}
+}
 
 // NewName returns a fresh random file name with prefix and suffix, e.g.
 // "manifest-3f2a...-0".

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/table/fileio"
+	"github.com/stratadb/strata/table/manifest"
 )
 
 // Dir is the snapshot directory inside a table directory.
@@ -64,8 +65,16 @@ func (m *Manager) decode(p string, b []byte) (*Snapshot, error) {
 	if err := fileio.DecodeJSON(p, b, s); err != nil {
 		return nil, fmt.Errorf("table %s: %w", m.table, err)
 	}
-	if s.Version != FormatVersion {
+	if s.Version != FormatVersion && s.Version != InlineListsVersion {
 		return nil, fmt.Errorf("table %s: snapshot file %s: unknown format version %d: %w", m.table, p, s.Version, base.ErrCorruption)
+	}
+	if s.hasInline() && s.Version != InlineListsVersion {
+		return nil, fmt.Errorf("table %s: snapshot file %s: an inline manifest list in format version %d: %w", m.table, p, s.Version, base.ErrCorruption)
+	}
+	for _, ref := range []manifest.FileRef{s.BaseManifestList, s.DeltaManifestList, s.ChangelogManifestList} {
+		if ref.Name != "" && len(ref.Metas) > 0 {
+			return nil, fmt.Errorf("table %s: snapshot file %s: manifest list %s is both named and inline: %w", m.table, p, ref.Name, base.ErrCorruption)
+		}
 	}
 	return s, nil
 }
@@ -113,7 +122,7 @@ type Pending struct {
 // its name only, once they are durable ([manifests-before-snapshot] in
 // package commit).
 func (m *Manager) Prepare(s *Snapshot) (*Pending, error) {
-	s.Version = FormatVersion
+	s.Version = s.formatVersion()
 	b, err := fileio.EncodeJSON(s)
 	if err != nil {
 		return nil, err

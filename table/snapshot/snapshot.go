@@ -7,8 +7,26 @@ import (
 )
 
 // FormatVersion is the "version" member of snapshot, tag, consumer and
-// marker files; other versions are refused.
+// marker files; other versions are refused, but for InlineListsVersion.
 const FormatVersion = 1
+
+// InlineListsVersion is the "version" member of a snapshot or tag file
+// that holds a manifest list inline (manifest.FileRef.Metas): a reader
+// that does not know inline lists refuses it rather than read an empty
+// list. Files without one keep FormatVersion.
+const InlineListsVersion = 2
+
+// formatVersion is the version s is written with.
+func (s *Snapshot) formatVersion() int {
+	if s.hasInline() {
+		return InlineListsVersion
+	}
+	return FormatVersion
+}
+
+func (s *Snapshot) hasInline() bool {
+	return s.BaseManifestList.Inline() || s.DeltaManifestList.Inline() || s.ChangelogManifestList.Inline()
+}
 
 // CommitKind says what a snapshot did.
 type CommitKind string
