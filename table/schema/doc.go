@@ -17,6 +17,11 @@
 //     new fields are above every ID used before (HighestFieldID).
 //   - [schema-publish-once] schema-<id> is written with put-if-absent, so
 //     two concurrent evolutions cannot both claim the same id.
+//   - [schema-ids-dense] schema-<id> is published only while
+//     schema-<id-1> exists (Commit checks it), and schema files are
+//     removed only with the whole table, so the ids of a table are
+//     0..n-1. A Manager relies on it: it lists the directory once and then
+//     finds new schemas by probing the ids after the newest it knows.
 //   - [key-not-null] primary-key columns are NOT NULL, unless the option
 //     primary-key.nullable is true (OptionNullableKey).
 //

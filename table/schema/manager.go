@@ -2,7 +2,7 @@ package schema
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,20 +14,49 @@ import (
 // Dir is the schema directory inside a table directory.
 const Dir = "schema"
 
-// Manager reads and writes the schema files of one table.
+// Manager reads and writes the schema files of one table. It is safe for
+// concurrent use.
+//
+// Schema files are immutable and their ids dense ([schema-ids-dense]), so
+// the manager lists the directory once and afterwards answers IDs and
+// Latest from the ids it knows: each call stats the newest known schema
+// (it is gone only if the table was dropped, and then the manager forgets
+// everything and lists again) and probes the ids after it until one is
+// missing, finding schemas that other managers or processes added. A
+// caught-up call costs two stats and no listing. Decoded schemas are kept
+// by id.
+//
+// A table dropped and created again at the same directory, with as many
+// schemas or more, is not noticed by those stats: a manager lives as long
+// as the handle of an opened table (store.Store), and a handle is not used
+// across a drop of its table (the engine forgets it before it removes the
+// files and opens the new table afresh). Dropped design: reading the
+// newest schema file on every call and comparing its bytes would notice
+// any re-creation, but costs about as many system calls as the listing
+// the manager avoids.
 type Manager struct {
 	fs    fileio.FS
 	table string // table directory, for paths and error messages
 	mu    struct {
 		sync.Mutex
-		cache map[ID]*Schema // guarded by mu; schemas are immutable
+		// ids are the schema ids known present, ascending; nil until a
+		// listing found one. The slice is never modified in place:
+		// callers get it without a copy under mu and read it after.
+		ids []ID
+		// schemas are the decoded schemas by id (schema files are
+		// immutable).
+		schemas map[ID]*Schema
+		// gen counts the times ids and schemas were forgotten because
+		// the newest known schema was gone; work started before one
+		// does not put what it found back.
+		gen uint64
 	}
 }
 
 // NewManager returns the schema manager of the table at dir.
 func NewManager(fs fileio.FS, dir string) *Manager {
 	m := &Manager{fs: fs, table: dir}
-	m.mu.cache = map[ID]*Schema{}
+	m.mu.schemas = map[ID]*Schema{}
 	return m
 }
 
@@ -37,8 +66,27 @@ func (m *Manager) Path(id ID) string {
 }
 
 // Commit publishes s as schema s.ID ([schema-publish-once]). An existing
-// schema with that id gives an error wrapping base.ErrConflict.
+// schema with that id gives an error wrapping base.ErrConflict; a
+// negative id, or an id above 0 whose predecessor does not exist
+// ([schema-ids-dense]), base.ErrInvalidArgument.
 func (m *Manager) Commit(s *Schema) error {
+	if s.ID < 0 {
+		return fmt.Errorf("table %s: schema %d: negative id: %w", m.table, s.ID, base.ErrInvalidArgument)
+	}
+	if s.ID > 0 {
+		m.mu.Lock()
+		known := m.mu.ids
+		m.mu.Unlock()
+		if _, found := slices.BinarySearch(known, s.ID-1); !found {
+			ok, err := m.fs.Exists(m.Path(s.ID - 1))
+			if err != nil {
+				return fmt.Errorf("table %s: schema %d: %w", m.table, s.ID, err)
+			}
+			if !ok {
+				return fmt.Errorf("table %s: schema %d: schema %d does not exist; schema ids are dense: %w", m.table, s.ID, s.ID-1, base.ErrInvalidArgument)
+			}
+		}
+	}
 	b, err := fileio.EncodeJSON(s)
 	if err != nil {
 		return err
@@ -47,17 +95,21 @@ func (m *Manager) Commit(s *Schema) error {
 		return fmt.Errorf("table %s: schema %d: %w", m.table, s.ID, err)
 	}
 	m.mu.Lock()
-	m.mu.cache[s.ID] = s
+	m.mu.schemas[s.ID] = s
+	if n := len(m.mu.ids); n > 0 && m.mu.ids[n-1] == s.ID-1 {
+		m.mu.ids = append(slices.Clip(m.mu.ids), s.ID)
+	}
 	m.mu.Unlock()
 	return nil
 }
 
-// Get reads schema id. A missing file wraps base.ErrNotFound; a bad file
-// base.ErrCorruption; an unknown format version base.ErrCorruption too,
-// naming the version.
+// Get reads schema id, decoding its file only the first time. A missing
+// file wraps base.ErrNotFound; a bad file base.ErrCorruption; an unknown
+// format version base.ErrCorruption too, naming the version.
 func (m *Manager) Get(id ID) (*Schema, error) {
 	m.mu.Lock()
-	s, ok := m.mu.cache[id]
+	s, ok := m.mu.schemas[id]
+	gen := m.mu.gen
 	m.mu.Unlock()
 	if ok {
 		return s, nil
@@ -78,16 +130,92 @@ func (m *Manager) Get(id ID) (*Schema, error) {
 		return nil, fmt.Errorf("table %s: schema file %s holds id %d: %w", m.table, p, s.ID, base.ErrCorruption)
 	}
 	m.mu.Lock()
-	m.mu.cache[id] = s
+	if m.mu.gen == gen {
+		m.mu.schemas[id] = s
+	}
 	m.mu.Unlock()
 	return s, nil
 }
 
-// IDs lists the schema ids present, ascending.
+// IDs returns the schema ids present, ascending. The caller owns the
+// slice.
 func (m *Manager) IDs() ([]ID, error) {
-	files, err := m.fs.List(m.table + "/" + Dir)
+	ids, err := m.ids()
+	return slices.Clone(ids), err
+}
+
+// ids returns the schema ids present, ascending, in a slice the caller
+// must not modify. It lists the directory the first time and when the
+// newest known schema is gone; otherwise it stats the newest known
+// schema and the ids after it until one is missing.
+func (m *Manager) ids() ([]ID, error) {
+	m.mu.Lock()
+	known, gen := m.mu.ids, m.mu.gen
+	m.mu.Unlock()
+	if n := len(known); n > 0 {
+		last := known[n-1]
+		ok, err := m.fs.Exists(m.Path(last))
+		if err != nil {
+			return nil, fmt.Errorf("table %s: schema %d: %w", m.table, last, err)
+		}
+		if ok {
+			return m.probe(known, gen)
+		}
+		// Gone: the table was dropped (and maybe created again) while
+		// this manager lived, which only a listing can tell.
+	}
+	listed, err := m.list()
 	if err != nil {
 		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.mu.gen != gen:
+		// Another call forgot the cache meanwhile; its listing stands.
+	case len(known) > 0:
+		m.mu.gen++
+		m.mu.ids = nil
+		m.mu.schemas = map[ID]*Schema{}
+		fallthrough
+	default:
+		if len(listed) > len(m.mu.ids) {
+			m.mu.ids = listed
+		}
+	}
+	return listed, nil
+}
+
+// probe stats the ids after the last of known until one is missing and
+// returns known with those found appended, keeping them unless the cache
+// was forgotten since gen.
+func (m *Manager) probe(known []ID, gen uint64) ([]ID, error) {
+	ids := known
+	for next := known[len(known)-1] + 1; ; next++ {
+		ok, err := m.fs.Exists(m.Path(next))
+		if err != nil {
+			return nil, fmt.Errorf("table %s: schema %d: %w", m.table, next, err)
+		}
+		if !ok {
+			break
+		}
+		ids = append(slices.Clip(ids), next)
+	}
+	if len(ids) > len(known) {
+		m.mu.Lock()
+		if m.mu.gen == gen && len(ids) > len(m.mu.ids) {
+			m.mu.ids = ids
+		}
+		m.mu.Unlock()
+	}
+	return ids, nil
+}
+
+// list lists the schema directory: the schema ids present, ascending.
+func (m *Manager) list() ([]ID, error) {
+	files, err := m.fs.List(m.table + "/" + Dir)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: list schemas: %w", m.table, err)
 	}
 	var ids []ID
 	for _, f := range files {
@@ -97,14 +225,14 @@ func (m *Manager) IDs() ([]ID, error) {
 			}
 		}
 	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	slices.Sort(ids)
 	return ids, nil
 }
 
-// Latest reads the schema with the highest id. A table without schema
+// Latest returns the schema with the highest id. A table without schema
 // files gives an error wrapping base.ErrNotFound.
 func (m *Manager) Latest() (*Schema, error) {
-	ids, err := m.IDs()
+	ids, err := m.ids()
 	if err != nil {
 		return nil, err
 	}
