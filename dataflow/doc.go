@@ -15,8 +15,10 @@
 //	state         keyed and operator state over a key-value backend, with
 //	              key groups; state/heap and state/pebble implement it,
 //	              state/statetest is the suite both pass
-//	checkpoint    checkpoint storage: chk-<id> directories, checksummed
-//	              files, metadata written last, retention, orphan cleanup;
+//	checkpoint    checkpoint storage: a chk-<id>.metadata file per
+//	              checkpoint, or a chk-<id> directory when it has state
+//	              files, checksummed files, metadata written last,
+//	              retention, orphan cleanup;
 //	              checkpoint/coordinator is the coordinator's pure core
 //	operator      the operator and source interfaces, the two-phase-commit
 //	              sink

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -37,12 +36,8 @@ const MetadataVersion = 2
 // demo wrote two or three state files per checkpoint.
 const InlineLimit = 256 << 10
 
-const (
-	metadataName = "_metadata"
-	sharedDir    = "shared"
-	chkPrefix    = "chk-"
-	trailerLen   = 12
-)
+// trailerLen is the length of a subtask file's trailer (format.md).
+const trailerLen = 12
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -70,7 +65,15 @@ type Metadata struct {
 	// KeyGroupHash is the key-group hash version the job's keyed state
 	// was written with (state.KeyGroupHash); 0, absent, is version 1.
 	KeyGroupHash int `json:"key_group_hash,omitempty"`
+
+	// path is the file the metadata was read from or committed to.
+	path string
 }
+
+// Path returns the file this metadata was read from or committed to:
+// <root>/chk-<id>.metadata or <root>/chk-<id>/_metadata (doc.go, Layout);
+// "" for metadata not yet committed.
+func (m *Metadata) Path() string { return m.path }
 
 // Subtask returns the file of subtask i of vertex, or false.
 func (m *Metadata) Subtask(vertex string, i int) (FileInfo, bool) {
@@ -84,46 +87,51 @@ func (m *Metadata) Subtask(vertex string, i int) (FileInfo, bool) {
 
 // Storage stores a job's checkpoints under one root directory. Subtask
 // files of one checkpoint may be written concurrently by the subtasks;
-// Commit, Latest and Cleanup are called by the job's driver alone.
+// Commit, Retain, Discard, Latest and Cleanup are called by the job's
+// driver alone.
 type Storage struct {
 	fs     FS
 	root   string
 	retain int
-	// mu guards known: the metadata of the completed checkpoints this
-	// storage committed, by id. Metadata is immutable once written, so
-	// retention after every checkpoint lists the directories but reads
-	// and parses only the metadata of checkpoints it did not commit.
-	mu    sync.Mutex
-	known map[base.CheckpointID]*Metadata
+	mu     struct {
+		sync.Mutex
+		// known holds the completed checkpoints by id, with the forms
+		// each has a name in (both: invariant directory-wins): those this
+		// storage committed, and, once listed, those it found in the
+		// root. Metadata is immutable once written, so retention reads
+		// and parses none of it again.
+		known map[base.CheckpointID]stored
+		// listed says that known has every completed checkpoint the root
+		// held when it was last listed (by Cleanup, or the first
+		// retention), so retention need not list it again: since then
+		// only this storage has added or removed checkpoints.
+		listed bool
+		// rootMade says that this storage has made the root and synced
+		// its parent.
+		rootMade bool
+	}
+}
+
+// stored is a completed checkpoint this storage knows of.
+type stored struct {
+	m     *Metadata
+	forms form // the forms with a name in the root: those retention deletes
 }
 
 // NewStorage returns the storage under root keeping the newest retain
-// (at least 1) completed checkpoints.
+// (at least 1) completed checkpoints. It does no I/O: the root is listed
+// by Cleanup or the first Retain.
 func NewStorage(fs FS, root string, retain int) *Storage {
 	if retain < 1 {
 		retain = 1
 	}
-	return &Storage{fs: fs, root: root, retain: retain, known: map[base.CheckpointID]*Metadata{}}
+	s := &Storage{fs: fs, root: root, retain: retain}
+	s.mu.known = map[base.CheckpointID]stored{}
+	return s
 }
 
 // Root returns the root directory.
 func (s *Storage) Root() string { return s.root }
-
-// Dir returns the directory of checkpoint id.
-func (s *Storage) Dir(id base.CheckpointID) string {
-	return join(s.root, chkPrefix+strconv.FormatUint(uint64(id), 10))
-}
-
-func parseChk(name string) (base.CheckpointID, bool) {
-	if !strings.HasPrefix(name, chkPrefix) {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(name[len(chkPrefix):], 10, 64)
-	if err != nil || n == 0 {
-		return 0, false
-	}
-	return base.CheckpointID(n), true
-}
 
 // WriteSubtask stores payload as subtask i of vertex in checkpoint id, with
 // its trailer, fsynced, and returns what the metadata records of it. A
@@ -183,51 +191,124 @@ func (s *Storage) ReadSubtask(m *Metadata, vertex string, i int) ([]byte, error)
 }
 
 // Commit makes checkpoint m.Checkpoint complete by writing its metadata
-// last and atomically (invariant metadata-last). An error leaves the
-// checkpoint incomplete (an orphan for Cleanup). The caller applies
-// retention afterwards (Retain).
+// last and atomically (invariant metadata-last), durable when it returns:
+// a checkpoint whose subtask states are all inline as the single file
+// chk-<id>.metadata, one with state files as chk-<id>/_metadata beside
+// them (doc.go, Layout). An error leaves the checkpoint incomplete (an
+// orphan for Cleanup or Discard) or, when it came after the rename,
+// complete but perhaps not durable. The caller applies retention
+// afterwards (Retain).
 func (s *Storage) Commit(m *Metadata) error {
 	m.Version = MetadataVersion
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("checkpoint %d metadata: %w", m.Checkpoint, err)
 	}
-	dir := s.Dir(m.Checkpoint)
-	if err := s.fs.MkdirAll(dir); err != nil {
+	f := inFile
+	for _, fi := range m.Subtasks {
+		if fi.File != "" {
+			f = inDir
+			break
+		}
+	}
+	if err := s.makeRoot(); err != nil {
 		return fmt.Errorf("checkpoint %d: %w", m.Checkpoint, err)
 	}
-	tmp := join(dir, metadataName+".tmp")
-	if err := s.fs.WriteFile(tmp, data); err != nil {
+	if f == inFile {
+		err = s.commitFile(m.Checkpoint, data)
+	} else {
+		err = s.commitDir(m.Checkpoint, data)
+	}
+	if err != nil {
 		return fmt.Errorf("checkpoint %d metadata: %w", m.Checkpoint, err)
 	}
-	if err := s.fs.Rename(tmp, join(dir, metadataName)); err != nil {
-		return fmt.Errorf("checkpoint %d metadata: %w", m.Checkpoint, err)
-	}
-	if err := s.fs.SyncDir(dir); err != nil {
-		return fmt.Errorf("checkpoint %d directory: %w", m.Checkpoint, err)
-	}
-	s.remember(m)
+	m.path = s.metadataPath(m.Checkpoint, f)
+	s.remember(m, f)
 	return nil
 }
 
-// remember caches m, a completed checkpoint's metadata.
-func (s *Storage) remember(m *Metadata) {
+// commitFile writes the single file of checkpoint id: a temporary file in
+// the root, fsynced, renamed into place, and the root fsynced so that the
+// rename is durable. One inode per checkpoint, and no directory: on a
+// file system where every creation costs more the more inodes were
+// recently deleted (ext4 without a journal checks each new inode against
+// them), the directory and its metadata file were two creations and two
+// deletions a checkpoint.
+func (s *Storage) commitFile(id base.CheckpointID, data []byte) error {
+	name := s.file(id)
+	tmp := name + tempSuffix
+	if err := s.fs.WriteFile(tmp, data); err != nil {
+		return err
+	}
+	if err := s.fs.Rename(tmp, name); err != nil {
+		return err
+	}
+	return s.fs.SyncDir(s.root)
+}
+
+// commitDir writes chk-<id>/_metadata beside the state files WriteSubtask
+// wrote: a temporary file, fsynced, renamed into place, the directory
+// fsynced (its state files' names with it) and then the root, which holds
+// the directory's name.
+func (s *Storage) commitDir(id base.CheckpointID, data []byte) error {
+	dir := s.Dir(id)
+	if err := s.fs.MkdirAll(dir); err != nil {
+		return err
+	}
+	tmp := join(dir, metadataName+tempSuffix)
+	if err := s.fs.WriteFile(tmp, data); err != nil {
+		return err
+	}
+	if err := s.fs.Rename(tmp, join(dir, metadataName)); err != nil {
+		return err
+	}
+	if err := s.fs.SyncDir(dir); err != nil {
+		return err
+	}
+	return s.fs.SyncDir(s.root)
+}
+
+// makeRoot makes the root and syncs its parent, once per storage, so that
+// the root's own name is as durable as the checkpoints in it.
+func (s *Storage) makeRoot() error {
 	s.mu.Lock()
-	s.known[m.Checkpoint] = m
+	made := s.mu.rootMade
+	s.mu.Unlock()
+	if made {
+		return nil
+	}
+	if err := s.fs.MkdirAll(s.root); err != nil {
+		return err
+	}
+	if err := s.fs.SyncDir(filepath.Dir(s.root)); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.mu.rootMade = true
+	s.mu.Unlock()
+	return nil
+}
+
+// remember records m, a checkpoint this storage completed in form f.
+func (s *Storage) remember(m *Metadata, f form) {
+	s.mu.Lock()
+	s.mu.known[m.Checkpoint] = stored{m: m, forms: f}
 	s.mu.Unlock()
 }
 
-// forget drops the cached metadata of checkpoint id.
+// forget drops checkpoint id from the completed checkpoints known.
 func (s *Storage) forget(id base.CheckpointID) {
 	s.mu.Lock()
-	delete(s.known, id)
+	delete(s.mu.known, id)
 	s.mu.Unlock()
 }
 
 // Retain deletes completed checkpoints beyond the newest Retain and the
-// shared files no retained checkpoint references. It must not run while a
-// checkpoint is writing shared files: the coordinator keeps at most one in
-// flight and calls it after a commit.
+// shared files no retained checkpoint references. It lists the root only
+// the first time (when no Cleanup did): after that the storage knows
+// every completed checkpoint, having committed or listed each. It must
+// not run while a checkpoint is writing shared files: the coordinator
+// keeps at most one in flight and calls it after a commit.
 func (s *Storage) Retain() error {
 	if err := s.retention(); err != nil {
 		return fmt.Errorf("checkpoint storage %s retention: %w", s.root, err)
@@ -235,62 +316,37 @@ func (s *Storage) Retain() error {
 	return nil
 }
 
-// readMetadata reads the metadata of checkpoint id. A missing file wraps
-// base.ErrNotFound, a damaged one base.ErrCorruption.
-func (s *Storage) readMetadata(id base.CheckpointID) (*Metadata, error) {
-	data, err := s.fs.ReadFile(join(s.Dir(id), metadataName))
+// readMetadata reads the metadata of checkpoint id in form f. A missing
+// file wraps base.ErrNotFound, a damaged one base.ErrCorruption.
+func (s *Storage) readMetadata(id base.CheckpointID, f form) (*Metadata, error) {
+	name := s.metadataPath(id, f)
+	data, err := s.fs.ReadFile(name)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %d: %w", id, err)
 	}
 	var m Metadata
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("checkpoint %d metadata: %v: %w", id, err, base.ErrCorruption)
+		return nil, fmt.Errorf("checkpoint %d metadata %s: %v: %w", id, name, err, base.ErrCorruption)
 	}
 	if (m.Version != 1 && m.Version != MetadataVersion) || m.Checkpoint != id {
-		return nil, fmt.Errorf("checkpoint %d metadata: version %d for checkpoint %d: %w", id, m.Version, m.Checkpoint, base.ErrCorruption)
+		return nil, fmt.Errorf("checkpoint %d metadata %s: version %d for checkpoint %d: %w", id, name, m.Version, m.Checkpoint, base.ErrCorruption)
 	}
+	m.path = name
 	return &m, nil
 }
 
-// ids returns the checkpoint ids that have a directory, ascending.
-func (s *Storage) ids() ([]base.CheckpointID, error) {
-	names, err := s.fs.List(s.root)
-	if err != nil {
-		return nil, fmt.Errorf("checkpoint storage %s: %w", s.root, err)
-	}
-	var ids []base.CheckpointID
-	for _, n := range names {
-		if id, ok := parseChk(n); ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	return ids, nil
-}
-
-// Completed returns the metadata of every completed checkpoint, oldest
-// first. Directories without readable metadata are skipped.
-func (s *Storage) Completed() ([]*Metadata, error) { return s.completed(false) }
-
-// completed is Completed; with cached, the metadata of checkpoints this
-// storage committed is taken from memory instead of read again (for
-// retention; a restore reads what is on disk).
-func (s *Storage) completed(cached bool) ([]*Metadata, error) {
-	ids, err := s.ids()
+// Completed returns the metadata of every completed checkpoint in the
+// root, read from disk, oldest first, in either form (doc.go, Layout).
+// Names without readable metadata are skipped.
+func (s *Storage) Completed() ([]*Metadata, error) {
+	slots, err := s.slots()
 	if err != nil {
 		return nil, err
 	}
 	var out []*Metadata
-	for _, id := range ids {
-		s.mu.Lock()
-		known, ok := s.known[id]
-		s.mu.Unlock()
-		if ok && cached {
-			out = append(out, known)
-			continue
-		}
-		m, err := s.readMetadata(id)
-		if errors.Is(err, base.ErrNotFound) || errors.Is(err, base.ErrCorruption) {
+	for _, x := range slots {
+		m, _, err := s.resolve(x)
+		if incomplete(err) {
 			continue
 		}
 		if err != nil {
@@ -301,40 +357,103 @@ func (s *Storage) completed(cached bool) ([]*Metadata, error) {
 	return out, nil
 }
 
-// Latest returns the newest completed checkpoint, or an error wrapping
-// base.ErrNotFound when there is none.
+// Latest returns the newest completed checkpoint, read from disk, or an
+// error wrapping base.ErrNotFound when there is none. It reads metadata
+// from the newest id down to the first that is readable.
 func (s *Storage) Latest() (*Metadata, error) {
-	ms, err := s.Completed()
+	slots, err := s.slots()
 	if err != nil {
 		return nil, err
 	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("checkpoint storage %s: no completed checkpoint: %w", s.root, base.ErrNotFound)
+	for i := len(slots) - 1; i >= 0; i-- {
+		m, _, err := s.resolve(slots[i])
+		if incomplete(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
 	}
-	return ms[len(ms)-1], nil
+	return nil, fmt.Errorf("checkpoint storage %s: no completed checkpoint: %w", s.root, base.ErrNotFound)
 }
 
-// Discard removes what an aborted checkpoint wrote.
+// Discard removes what an aborted checkpoint wrote: its directory, its
+// single file (a Commit that failed after the rename) and a temporary
+// metadata file.
 func (s *Storage) Discard(id base.CheckpointID) error {
 	s.forget(id)
-	return s.fs.RemoveAll(s.Dir(id))
+	return errors.Join(s.remove(id, inDir|inFile), s.fs.RemoveAll(s.file(id)+tempSuffix))
 }
 
 // retention deletes completed checkpoints beyond the newest Retain, and
-// then unreferenced shared files.
+// then unreferenced shared files. The first one of a storage that no
+// Cleanup listed lists the root for the checkpoints earlier processes
+// completed; later ones work from what the storage knows.
 func (s *Storage) retention() error {
-	ms, err := s.completed(true)
+	s.mu.Lock()
+	listed := s.mu.listed
+	s.mu.Unlock()
+	if !listed {
+		if err := s.learn(); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	all := make([]stored, 0, len(s.mu.known))
+	for _, k := range s.mu.known {
+		all = append(all, k)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(all, func(a, b stored) int { return cmpID(a.m.Checkpoint, b.m.Checkpoint) })
+	for len(all) > s.retain {
+		// Forgotten only once deleted, so that a failed deletion is tried
+		// again by the next retention.
+		if err := s.remove(all[0].m.Checkpoint, all[0].forms); err != nil {
+			return err
+		}
+		s.forget(all[0].m.Checkpoint)
+		all = all[1:]
+	}
+	retained := make([]*Metadata, len(all))
+	for i, k := range all {
+		retained[i] = k.m
+	}
+	return s.sweepShared(retained)
+}
+
+// learn lists the root and adds to the known checkpoints every completed
+// one there, reading the metadata of those it did not commit itself.
+// Names without readable metadata are left to Cleanup.
+func (s *Storage) learn() error {
+	slots, err := s.slots()
 	if err != nil {
 		return err
 	}
-	for len(ms) > s.retain {
-		s.forget(ms[0].Checkpoint)
-		if err := s.fs.RemoveAll(s.Dir(ms[0].Checkpoint)); err != nil {
-			return err
+	for _, x := range slots {
+		s.mu.Lock()
+		k, ok := s.mu.known[x.id]
+		s.mu.Unlock()
+		if !ok {
+			m, _, err := s.resolve(x)
+			if incomplete(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			k.m = m
 		}
-		ms = ms[1:]
+		// Every name of the id goes when the checkpoint does.
+		k.forms |= x.forms
+		s.mu.Lock()
+		s.mu.known[x.id] = k
+		s.mu.Unlock()
 	}
-	return s.sweepShared(ms)
+	s.mu.Lock()
+	s.mu.listed = true
+	s.mu.Unlock()
+	return nil
 }
 
 func (s *Storage) sweepShared(retained []*Metadata) error {
@@ -358,26 +477,45 @@ func (s *Storage) sweepShared(retained []*Metadata) error {
 	return nil
 }
 
-// Cleanup removes orphans after a crash or a failed attempt: checkpoint
-// directories without valid metadata, completed checkpoints beyond the
-// retention, and shared files no retained checkpoint references. Call it
-// when no checkpoint is in flight (before a job starts or restarts).
+// Cleanup removes orphans after a crash or a failed attempt: temporary
+// metadata files, checkpoint directories and single files without
+// readable metadata, the losing form of an id stored in both
+// (invariant directory-wins), completed checkpoints beyond the retention,
+// and shared files no retained checkpoint references. It reads every
+// checkpoint's metadata from disk and so relearns what the storage knows.
+// Call it when no checkpoint is in flight (before a job starts or
+// restarts).
 func (s *Storage) Cleanup() error {
-	ids, err := s.ids()
+	slots, err := s.slots()
 	if err != nil {
 		return err
 	}
-	for _, id := range ids {
-		if _, err := s.readMetadata(id); err != nil {
-			if !errors.Is(err, base.ErrNotFound) && !errors.Is(err, base.ErrCorruption) {
-				return err
-			}
-			s.forget(id)
-			if err := s.fs.RemoveAll(s.Dir(id)); err != nil {
-				return fmt.Errorf("checkpoint %d orphan: %w", id, err)
+	known := map[base.CheckpointID]stored{}
+	for _, x := range slots {
+		if x.temp {
+			if err := s.fs.RemoveAll(s.file(x.id) + tempSuffix); err != nil {
+				return fmt.Errorf("checkpoint %d orphan: %w", x.id, err)
 			}
 		}
+		m, f, err := s.resolve(x)
+		switch {
+		case err == nil:
+			if err := s.remove(x.id, x.forms&^f); err != nil {
+				return fmt.Errorf("checkpoint %d second form: %w", x.id, err)
+			}
+			known[x.id] = stored{m: m, forms: f}
+		case incomplete(err):
+			if err := s.remove(x.id, x.forms); err != nil {
+				return fmt.Errorf("checkpoint %d orphan: %w", x.id, err)
+			}
+		default:
+			return err
+		}
 	}
+	s.mu.Lock()
+	s.mu.known = known
+	s.mu.listed = true
+	s.mu.Unlock()
 	return s.retention()
 }
 

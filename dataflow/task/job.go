@@ -121,7 +121,7 @@ func runAttempt(ctx context.Context, job *graph.Job, opts *Options) error {
 		m, err := opts.Storage.Latest()
 		switch {
 		case err == nil:
-			if err := checkKeyGroupHash(opts.Storage, m); err != nil {
+			if err := checkKeyGroupHash(m); err != nil {
 				return fmt.Errorf("job %s: %w", job.Name, err)
 			}
 			a.restored = m
@@ -266,19 +266,19 @@ func queueName(e graph.Edge, i, j int) string {
 	return fmt.Sprintf("%s->%s %d->%d", e.From, e.To, i, j)
 }
 
-// checkKeyGroupHash refuses to restore checkpoint m of storage s when its
-// keyed state was written with another key-group hash than this build's
-// (invariant key-group-hash-fixed): its keys would be looked up in other
-// key groups, and on other subtasks, than the ones holding them. Metadata
-// without the field predates it and has version 1.
-func checkKeyGroupHash(s *checkpoint.Storage, m *checkpoint.Metadata) error {
+// checkKeyGroupHash refuses to restore checkpoint m when its keyed state
+// was written with another key-group hash than this build's (invariant
+// key-group-hash-fixed): its keys would be looked up in other key groups,
+// and on other subtasks, than the ones holding them. Metadata without the
+// field predates it and has version 1. The error names m's metadata file.
+func checkKeyGroupHash(m *checkpoint.Metadata) error {
 	v := m.KeyGroupHash
 	if v == 0 {
 		v = 1
 	}
 	if v != state.KeyGroupHash {
 		return fmt.Errorf("checkpoint %d in %s was written with key-group hash version %d, this build has version %d and cannot restore it: %w",
-			m.Checkpoint, s.Dir(m.Checkpoint), v, state.KeyGroupHash, base.ErrInvalidArgument)
+			m.Checkpoint, m.Path(), v, state.KeyGroupHash, base.ErrInvalidArgument)
 	}
 	return nil
 }

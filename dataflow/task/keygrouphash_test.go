@@ -46,11 +46,12 @@ func TestKeyGroupHashVersionChecked(t *testing.T) {
 	if err := task.Run(context.Background(), job, opts); err != nil {
 		t.Fatal(err)
 	}
-	metas, err := filepath.Glob(filepath.Join(dir, "chk-*", "_metadata"))
-	if err != nil || len(metas) != 1 {
-		t.Fatalf("metadata files %v (%v), want one", metas, err)
+	ms, err := checkpoint.NewStorage(checkpoint.OSFS{}, dir, 1).Completed()
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("%d completed checkpoints (%v), want one", len(ms), err)
 	}
-	data, err := os.ReadFile(metas[0])
+	path := ms[0].Path()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +68,14 @@ func TestKeyGroupHashVersionChecked(t *testing.T) {
 	if data, err = json.Marshal(m); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(metas[0], data, 0o644); err != nil {
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	chk, err := filepath.Rel(dir, path) // chk-<id>.metadata or chk-<id>/_metadata
+	if err != nil || !strings.HasPrefix(chk, "chk-") {
+		t.Fatalf("metadata %s is not a checkpoint's in %s (%v)", path, dir, err)
+	}
 	err = task.Run(context.Background(), job, opts)
-	chk := filepath.Base(filepath.Dir(metas[0]))
 	if !errors.Is(err, base.ErrInvalidArgument) || !strings.Contains(err.Error(), chk) ||
 		!strings.Contains(err.Error(), "key-group hash version 1") {
 		t.Fatalf("Run over a version-1 checkpoint = %v, want a refusal naming %s and version 1", err, chk)
