@@ -88,8 +88,33 @@ type attempt struct {
 	cut *barrierCut
 	// epochs signals the job loop that a source emitted an epoch barrier
 	// (Options.CheckpointOnEpoch; nil otherwise, and a nil channel never
-	// fires in the loop's select).
-	epochs chan struct{}
+	// fires in the loop's select), and newestEpoch is the newest epoch
+	// barrier any source emitted. Every source of a job emits every epoch
+	// barrier, so the loop tells the coordinator of an epoch once, when
+	// newestEpoch passes the last one it told: counted once per source, a
+	// job with two sources saw two epochs per epoch, and the second one
+	// made the coordinator trigger a checkpoint three quarters of an
+	// interval later that covered nothing and held back the next epoch's.
+	epochs      chan struct{}
+	newestEpoch atomic.Uint64
+}
+
+// noteEpoch records that a source emitted epoch barrier e and wakes the
+// job loop (Options.CheckpointOnEpoch).
+func (a *attempt) noteEpoch(e base.Epoch) {
+	if a.epochs == nil {
+		return
+	}
+	for {
+		cur := a.newestEpoch.Load()
+		if uint64(e) <= cur || a.newestEpoch.CompareAndSwap(cur, uint64(e)) {
+			break
+		}
+	}
+	select {
+	case a.epochs <- struct{}{}:
+	default:
+	}
 }
 
 func (a *attempt) files() state.SnapshotFiles {
@@ -386,6 +411,8 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 		}
 	}()
 
+	// toldEpoch is the newest epoch barrier the coordinator was told of.
+	var toldEpoch base.Epoch
 	var exec func(acts []coordinator.Action) error
 	exec = func(acts []coordinator.Action) error {
 		for _, act := range acts {
@@ -483,6 +510,12 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 				return nil
 			}
 		case <-a.epochs:
+			e := base.Epoch(a.newestEpoch.Load())
+			if e <= toldEpoch {
+				// Another source's barrier of an epoch told already.
+				continue
+			}
+			toldEpoch = e
 			if err := exec(core.OnEpoch(time.Now())); err != nil {
 				return err
 			}

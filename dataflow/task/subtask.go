@@ -715,12 +715,7 @@ func (t *subtask) runSource() error {
 			if err := t.out.emitAll(message.EpochBarrier(it.Epoch)); err != nil {
 				return err
 			}
-			if t.a.epochs != nil {
-				select {
-				case t.a.epochs <- struct{}{}:
-				default:
-				}
-			}
+			t.a.noteEpoch(it.Epoch)
 		}
 		if it.Done {
 			if err := t.out.emitAll(message.EndOfStream()); err != nil {
