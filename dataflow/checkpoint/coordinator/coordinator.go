@@ -20,13 +20,18 @@ type Config struct {
 	// Tasks is the number of subtasks that acknowledge every checkpoint.
 	Tasks int
 	// OnEpoch makes the job's epoch barriers trigger its checkpoints
-	// (invariant epoch-triggered): OnEpoch triggers one when three
-	// quarters of Interval have passed since the last trigger, and Tick
-	// only when one and a half have (for a job whose epochs stall). An
-	// epoch that comes while a checkpoint is in flight is remembered: the
-	// next checkpoint is triggered as soon as that one completes (and
-	// three quarters of Interval have passed), not at the epoch after.
-	// A trigger that followed no epoch (the clock's, over a stalled job)
+	// (invariant epoch-triggered): OnEpoch triggers one when the job has
+	// three quarters of a checkpoint in credit, and Tick only when one and
+	// a half Intervals have passed since the last trigger (for a job whose
+	// epochs stall). Credit accrues at one checkpoint per Interval, up to
+	// two, and each trigger spends one (a token bucket): checkpoints come
+	// at most one per Interval on average, but one held back (by another
+	// in flight, or by an epoch that came late) does not hold back the
+	// next epoch's, which counting three quarters of an Interval from the
+	// last trigger did. An epoch that comes while a checkpoint is in
+	// flight is remembered: the next checkpoint is triggered as soon as
+	// that one completes (credit permitting), not at the epoch after. A
+	// trigger that followed no epoch (the clock's, over a stalled job)
 	// does not hold back the next epoch's.
 	OnEpoch bool
 }
@@ -97,6 +102,20 @@ type Core struct {
 	// and lastFollowedEpoch says whether the last trigger came after one.
 	epochs            int
 	lastFollowedEpoch bool
+	// credit is the checkpoints the job may trigger on epochs (OnEpoch)
+	// as of creditAt, at most maxCredit; it grows by one per Interval.
+	credit   float64
+	creditAt time.Time
+}
+
+// maxCredit bounds the credit of epoch-triggered checkpoints (Config.
+// OnEpoch): after a pause, at most two checkpoints follow each other at
+// the pace of the epochs.
+const maxCredit = 2
+
+// creditNow returns the credit at now.
+func (c *Core) creditNow(now time.Time) float64 {
+	return min(maxCredit, c.credit+float64(now.Sub(c.creditAt))/float64(c.cfg.Interval))
 }
 
 // New returns a core whose first checkpoint gets id after+1 and is
@@ -111,7 +130,7 @@ func New(cfg Config, after base.CheckpointID, now time.Time) *Core {
 	if after != 0 {
 		last = now.Add(-cfg.Interval + cfg.Interval/10)
 	}
-	return &Core{cfg: cfg, last: after, lastTrigger: last, lastFollowedEpoch: true}
+	return &Core{cfg: cfg, last: after, lastTrigger: last, lastFollowedEpoch: true, creditAt: last}
 }
 
 // Pending returns the checkpoint in flight, if any.
@@ -169,9 +188,9 @@ func (c *Core) Tick(now time.Time) []Action {
 // OnEpoch tells the core that a source emitted an epoch barrier at now:
 // under Config.OnEpoch it triggers a checkpoint, which the sources emit
 // right behind that barrier, when none is in flight and three quarters of
-// Interval have passed since the last trigger (so that epochs arriving a
-// little early against the interval do not skip a checkpoint). Without
-// Config.OnEpoch it does nothing.
+// a checkpoint are in credit (so that epochs arriving a little early
+// against the interval do not skip a checkpoint; see Config.OnEpoch).
+// Without Config.OnEpoch it does nothing.
 func (c *Core) OnEpoch(now time.Time) []Action {
 	if !c.cfg.OnEpoch {
 		return nil
@@ -184,14 +203,14 @@ func (c *Core) OnEpoch(now time.Time) []Action {
 }
 
 // epochDue reports whether an epoch barrier went out since the last
-// trigger and a checkpoint may follow it at now: three quarters of
-// Interval after the last trigger, or at once when that trigger followed
-// no epoch (it covered nothing new).
+// trigger and a checkpoint may follow it at now: when three quarters of
+// a checkpoint are in credit (Config.OnEpoch), or at once when the last
+// trigger followed no epoch (it covered nothing new).
 func (c *Core) epochDue(now time.Time) bool {
 	if c.epochs == 0 {
 		return false
 	}
-	return !c.lastFollowedEpoch || now.Sub(c.lastTrigger) >= c.cfg.Interval-c.cfg.Interval/4
+	return !c.lastFollowedEpoch || c.creditNow(now) >= 0.75
 }
 
 // TriggerNow triggers a checkpoint at once unless one is in flight (the
@@ -202,6 +221,7 @@ func (c *Core) TriggerNow(now time.Time) []Action {
 	}
 	c.last++
 	c.lastTrigger = now
+	c.credit, c.creditAt = c.creditNow(now)-1, now
 	c.lastFollowedEpoch, c.epochs = c.epochs > 0, 0
 	c.cur = &pending{id: c.last, triggered: now, acks: make([]any, c.cfg.Tasks), acked: make([]bool, c.cfg.Tasks)}
 	return []Action{{Kind: Trigger, ID: c.last}}
