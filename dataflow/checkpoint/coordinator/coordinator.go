@@ -20,19 +20,20 @@ type Config struct {
 	// Tasks is the number of subtasks that acknowledge every checkpoint.
 	Tasks int
 	// OnEpoch makes the job's epoch barriers trigger its checkpoints
-	// (invariant epoch-triggered): OnEpoch triggers one when the job has
-	// three quarters of a checkpoint in credit, and Tick only when one and
-	// a half Intervals have passed since the last trigger (for a job whose
-	// epochs stall). Credit accrues at one checkpoint per Interval, up to
-	// two, and each trigger spends one (a token bucket): checkpoints come
-	// at most one per Interval on average, but one held back (by another
-	// in flight, or by an epoch that came late) does not hold back the
-	// next epoch's, which counting three quarters of an Interval from the
-	// last trigger did. An epoch that comes while a checkpoint is in
-	// flight is remembered: the next checkpoint is triggered as soon as
-	// that one completes (credit permitting), not at the epoch after. A
-	// trigger that followed no epoch (the clock's, over a stalled job)
-	// does not hold back the next epoch's.
+	// (invariant epoch-triggered): OnEpoch triggers one when three
+	// quarters of Interval have passed since the last trigger, or when a
+	// whole checkpoint is in credit, and Tick only when one and a half
+	// Intervals have passed (for a job whose epochs stall). Credit accrues
+	// at one checkpoint per Interval, up to two, and each trigger spends
+	// one (a token bucket): a checkpoint held back (by another in flight,
+	// or by an epoch that came late) leaves the credit it did not spend,
+	// so it does not hold back the next epoch's, as counting from the
+	// last trigger alone did; and epochs that come early against the
+	// interval do not skip a checkpoint. An epoch that comes while a
+	// checkpoint is in flight is remembered: the next checkpoint is
+	// triggered as soon as that one completes (if due), not at the epoch
+	// after. A trigger that followed no epoch (the clock's, over a
+	// stalled job) does not hold back the next epoch's.
 	OnEpoch bool
 }
 
@@ -110,7 +111,7 @@ type Core struct {
 
 // maxCredit bounds the credit of epoch-triggered checkpoints (Config.
 // OnEpoch): after a pause, at most two checkpoints follow each other at
-// the pace of the epochs.
+// the pace of the epochs, sooner than three quarters of Interval apart.
 const maxCredit = 2
 
 // creditNow returns the credit at now.
@@ -188,8 +189,9 @@ func (c *Core) Tick(now time.Time) []Action {
 // OnEpoch tells the core that a source emitted an epoch barrier at now:
 // under Config.OnEpoch it triggers a checkpoint, which the sources emit
 // right behind that barrier, when none is in flight and three quarters of
-// a checkpoint are in credit (so that epochs arriving a little early
-// against the interval do not skip a checkpoint; see Config.OnEpoch).
+// Interval have passed since the last trigger (so that epochs arriving a
+// little early against the interval do not skip a checkpoint) or a whole
+// checkpoint is in credit (see Config.OnEpoch).
 // Without Config.OnEpoch it does nothing.
 func (c *Core) OnEpoch(now time.Time) []Action {
 	if !c.cfg.OnEpoch {
@@ -203,14 +205,15 @@ func (c *Core) OnEpoch(now time.Time) []Action {
 }
 
 // epochDue reports whether an epoch barrier went out since the last
-// trigger and a checkpoint may follow it at now: when three quarters of
-// a checkpoint are in credit (Config.OnEpoch), or at once when the last
-// trigger followed no epoch (it covered nothing new).
+// trigger and a checkpoint may follow it at now: three quarters of
+// Interval after the last trigger, or when a whole checkpoint is in
+// credit (Config.OnEpoch), or at once when the last trigger followed no
+// epoch (it covered nothing new).
 func (c *Core) epochDue(now time.Time) bool {
 	if c.epochs == 0 {
 		return false
 	}
-	return !c.lastFollowedEpoch || c.creditNow(now) >= 0.75
+	return !c.lastFollowedEpoch || now.Sub(c.lastTrigger) >= c.cfg.Interval-c.cfg.Interval/4 || c.creditNow(now) >= 1
 }
 
 // TriggerNow triggers a checkpoint at once unless one is in flight (the
