@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -107,18 +108,8 @@ func (s *Storage) slots() ([]slot, error) {
 			out[i].forms |= f
 		}
 	}
-	slices.SortFunc(out, func(a, b slot) int { return cmpID(a.id, b.id) })
+	slices.SortFunc(out, func(a, b slot) int { return cmp.Compare(a.id, b.id) })
 	return out, nil
-}
-
-func cmpID(a, b base.CheckpointID) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // errIncomplete says that a slot holds no readable metadata: it is an

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -405,7 +406,7 @@ func (s *Storage) retention() error {
 		all = append(all, k)
 	}
 	s.mu.Unlock()
-	slices.SortFunc(all, func(a, b stored) int { return cmpID(a.m.Checkpoint, b.m.Checkpoint) })
+	slices.SortFunc(all, func(a, b stored) int { return cmp.Compare(a.m.Checkpoint, b.m.Checkpoint) })
 	for len(all) > s.retain {
 		// Forgotten only once deleted, so that a failed deletion is tried
 		// again by the next retention.
