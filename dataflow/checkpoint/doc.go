@@ -6,8 +6,9 @@
 // # Layout
 //
 //	<root>/chk-<id>.metadata                   a checkpoint whose subtask
-//	                                           states are all inline: its
-//	                                           metadata alone, one file
+//	                                           states are all inline and
+//	                                           that references no shared
+//	                                           file: its metadata alone
 //	<root>/chk-<id>/<vertex>-<subtask>.state   one file per subtask whose
 //	                                           state is over InlineLimit
 //	<root>/chk-<id>/_metadata                  written last: the commit point
@@ -23,7 +24,11 @@
 // and later deleted per checkpoint instead of a directory and its
 // metadata file. Checkpoints with state files keep the directory form,
 // and so do those written before the single-file form existed; every
-// reader takes both. Builds before the single-file form do not see it.
+// reader takes both. Builds before the single-file form do not see it,
+// so a checkpoint that references shared files keeps the directory form
+// too: such a build's retention deletes every shared file that no
+// checkpoint it sees references, and after a downgrade and an upgrade
+// again the checkpoint could not be restored.
 //
 // A checkpoint is completed exactly when its metadata file exists under
 // its final name (invariant metadata-last). In the single-file form the

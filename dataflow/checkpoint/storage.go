@@ -193,9 +193,9 @@ func (s *Storage) ReadSubtask(m *Metadata, vertex string, i int) ([]byte, error)
 
 // Commit makes checkpoint m.Checkpoint complete by writing its metadata
 // last and atomically (invariant metadata-last), durable when it returns:
-// a checkpoint whose subtask states are all inline as the single file
-// chk-<id>.metadata, one with state files as chk-<id>/_metadata beside
-// them (doc.go, Layout). An error leaves the checkpoint incomplete (an
+// a checkpoint whose subtask states are all inline and that references
+// no shared file as the single file chk-<id>.metadata, others as
+// chk-<id>/_metadata beside their state files (doc.go, Layout). An error leaves the checkpoint incomplete (an
 // orphan for Cleanup or Discard) or, when it came after the rename,
 // complete but perhaps not durable. The caller applies retention
 // afterwards (Retain).
@@ -205,7 +205,15 @@ func (s *Storage) Commit(m *Metadata) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint %d metadata: %w", m.Checkpoint, err)
 	}
+	// The single-file form only when the checkpoint has no file of its
+	// own and references no shared file: a build before that form does
+	// not see it, and its retention would delete every shared file no
+	// checkpoint it sees references, leaving this one unrestorable after
+	// a downgrade and an upgrade again (TestSharedFilesSurviveOlderBuild).
 	f := inFile
+	if len(m.Shared) > 0 {
+		f = inDir
+	}
 	for _, fi := range m.Subtasks {
 		if fi.File != "" {
 			f = inDir

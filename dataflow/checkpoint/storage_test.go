@@ -78,7 +78,7 @@ func TestCommitLatestRetention(t *testing.T) {
 	if err != nil || string(payload) != "three" {
 		t.Fatalf("ReadSubtask = %q, %v", payload, err)
 	}
-	if got := rootNames(t, root); !slices.Equal(got, []string{"chk-2.metadata", "chk-3.metadata", "chk-4", "shared"}) {
+	if got := rootNames(t, root); !slices.Equal(got, []string{"chk-2", "chk-3", "chk-4", "shared"}) {
 		t.Fatalf("root holds %q after retention kept 2 and 3 of 1..3", got)
 	}
 	if _, err := s.ReadSubtask(m, "agg", 1); !errors.Is(err, base.ErrNotFound) {
@@ -87,7 +87,7 @@ func TestCommitLatestRetention(t *testing.T) {
 	if err := s.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	if got := rootNames(t, root); !slices.Equal(got, []string{"chk-2.metadata", "chk-3.metadata", "shared"}) {
+	if got := rootNames(t, root); !slices.Equal(got, []string{"chk-2", "chk-3", "shared"}) {
 		t.Fatalf("root holds %q after Cleanup, want the orphan checkpoint 4 gone", got)
 	}
 	// a.sst was only referenced by checkpoints 1 and 2... 2 is retained.
@@ -265,7 +265,7 @@ func TestRetentionListsRootOnce(t *testing.T) {
 			if fs.metadataReads != 2 || fs.listed != 1 {
 				t.Fatalf("retentions read %d metadata files and listed the root %d times, want 2 and 1", fs.metadataReads, fs.listed)
 			}
-			if got := rootNames(t, root); !slices.Equal(got, []string{"chk-7.metadata", "chk-8.metadata"}) {
+			if got := rootNames(t, root); !slices.Equal(got, []string{"chk-7", "chk-8"}) {
 				t.Fatalf("root holds %q, want checkpoints 7 and 8", got)
 			}
 			m, err := s.Latest()
