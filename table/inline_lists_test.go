@@ -9,6 +9,7 @@ import (
 	"github.com/stratadb/strata/table/maintain"
 	"github.com/stratadb/strata/table/manifest"
 	"github.com/stratadb/strata/table/snapshot"
+	"github.com/stratadb/strata/table/store"
 )
 
 // listFiles returns the manifest list files of the table at wh/db/t.
@@ -25,6 +26,32 @@ func listFiles(t *testing.T, fs fileio.FS) []string {
 		}
 	}
 	return out
+}
+
+// writeVersion1 rewrites snapshot sn as a version before inline lists wrote
+// it: each list in a file of its own, format version 1.
+func writeVersion1(t *testing.T, fs fileio.FS, st *store.Store, sn *snapshot.Snapshot) {
+	t.Helper()
+	legacy := *sn
+	for _, ref := range []*manifest.FileRef{&legacy.BaseManifestList, &legacy.DeltaManifestList, &legacy.ChangelogManifestList} {
+		if ref.IsZero() {
+			*ref = manifest.FileRef{}
+			continue
+		}
+		named, err := st.Manifests.WriteList(ref.Metas)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*ref = named
+	}
+	legacy.Version = snapshot.FormatVersion
+	b, err := fileio.EncodeJSON(&legacy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.WriteFile(st.Snapshots.Path(sn.ID), b); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // A commit keeps its manifest lists inline in the snapshot (format version
@@ -53,26 +80,7 @@ func TestInlineManifestLists(t *testing.T) {
 	want1 := mustRead(t, tb)
 
 	// Rewrite snapshot 1 as an older version wrote it: lists in files.
-	legacy := *sn
-	for _, ref := range []*manifest.FileRef{&legacy.BaseManifestList, &legacy.DeltaManifestList, &legacy.ChangelogManifestList} {
-		if ref.IsZero() {
-			*ref = manifest.FileRef{}
-			continue
-		}
-		named, err := st.Manifests.WriteList(ref.Metas)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*ref = named
-	}
-	legacy.Version = snapshot.FormatVersion
-	b, err := fileio.EncodeJSON(&legacy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fs.WriteFile(st.Snapshots.Path(1), b); err != nil {
-		t.Fatal(err)
-	}
+	writeVersion1(t, fs, st, sn)
 	if got := listFiles(t, fs); len(got) != 2 {
 		t.Fatalf("legacy snapshot: list files %v, want delta and changelog", got)
 	}
@@ -114,7 +122,7 @@ func TestInlineManifestLists(t *testing.T) {
 	// A version-1 file that holds an inline list is refused.
 	bad := *sn
 	bad.Version = snapshot.FormatVersion
-	b, err = fileio.EncodeJSON(&bad)
+	b, err := fileio.EncodeJSON(&bad)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/stratadb/strata/table"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/maintain"
-	"github.com/stratadb/strata/table/manifest"
 	"github.com/stratadb/strata/table/snapshot"
 )
 
@@ -26,26 +25,7 @@ func TestTagsAcrossListFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Snapshot 1 as a version-1 file.
-	legacy := *sn
-	for _, ref := range []*manifest.FileRef{&legacy.BaseManifestList, &legacy.DeltaManifestList, &legacy.ChangelogManifestList} {
-		if ref.IsZero() {
-			*ref = manifest.FileRef{}
-			continue
-		}
-		named, err := st.Manifests.WriteList(ref.Metas)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*ref = named
-	}
-	legacy.Version = snapshot.FormatVersion
-	b, err := fileio.EncodeJSON(&legacy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fs.WriteFile(st.Snapshots.Path(1), b); err != nil {
-		t.Fatal(err)
-	}
+	writeVersion1(t, fs, st, sn)
 	tb, err = table.Open(fs, "wh/db/t")
 	if err != nil {
 		t.Fatal(err)
