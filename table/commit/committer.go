@@ -199,9 +199,7 @@ func (c *Committer) tryCommit(latest *snapshot.Snapshot, work []*Message) ([]bas
 		ids = append(ids, pl.snap.ID)
 		c.st.RememberLive(pl.snap, pl.next.live)
 		for _, f := range pl.files {
-			if f.manifest {
-				c.st.Manifests.Remember(f.meta, f.entries)
-			}
+			c.st.Manifests.Remember(f.meta, f.entries)
 		}
 	}
 	first, last := plans[0].snap.ID, plans[len(plans)-1].snap.ID

@@ -20,15 +20,14 @@ type parent struct {
 	metas []manifest.FileMeta
 }
 
-// encoded is a manifest or manifest list of a planned snapshot.
+// encoded is a manifest of a planned snapshot (its lists are inline in
+// the snapshot); its entries go to the manifest cache once a snapshot
+// naming it is published.
 type encoded struct {
-	name string
-	data []byte
-	// manifest is set for a manifest (not a list): its entries go to the
-	// manifest cache once a snapshot naming it is published.
-	manifest bool
-	meta     manifest.FileMeta
-	entries  []manifest.Entry
+	name    string
+	data    []byte
+	meta    manifest.FileMeta
+	entries []manifest.Entry
 }
 
 // planned is one snapshot of a batch, computed in memory: the snapshot,
@@ -65,7 +64,7 @@ func plan(table string, p parent, m *Message, latestSchema schema.ID, nowMillis 
 		if err != nil {
 			return meta, err
 		}
-		out.files = append(out.files, encoded{name: meta.Name, data: b, manifest: true, meta: meta, entries: entries})
+		out.files = append(out.files, encoded{name: meta.Name, data: b, meta: meta, entries: entries})
 		return meta, nil
 	}
 	baseMetas := p.metas

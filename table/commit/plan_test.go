@@ -3,6 +3,7 @@ package commit
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stratadb/strata/internal/base"
@@ -52,7 +53,7 @@ func TestPlanChain(t *testing.T) {
 			t.Fatalf("plan %d: lists not inline: %+v", i, s)
 		}
 		for _, e := range pl.files {
-			if !e.manifest {
+			if !strings.HasPrefix(e.name, "manifest-") || strings.HasPrefix(e.name, "manifest-list-") {
 				t.Fatalf("plan %d: writes %s, which is not a manifest", i, e.name)
 			}
 			if err := mio.Stage(e.name, e.data); err != nil {

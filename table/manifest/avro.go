@@ -273,8 +273,10 @@ func (m *IO) ReadManifest(meta FileMeta) ([]Entry, error) {
 	return out, nil
 }
 
-// WriteList writes a manifest list naming metas and returns a reference to
-// it; like WriteManifest, its name is durable after Sync.
+// WriteList writes a manifest list naming metas as a file of its own and
+// returns a reference to it; like WriteManifest, its name is durable after
+// Sync. Commits hold their lists inline (FileRef); a list file is the form
+// of version-1 snapshots, which tests of their reading build with it.
 func (m *IO) WriteList(metas []FileMeta) (FileRef, error) {
 	ref, b, err := m.EncodeList(metas)
 	if err != nil {
