@@ -24,46 +24,120 @@ import (
 // batch at a time.
 const TargetFileBytes = 16 << 20
 
-// Rewrite merges the files of unit u of bucket b (read with schema sc,
-// merged with f) into files of at most targetRows records and
-// TargetFileBytes bytes at u.OutputLevel, and returns them in key order.
-// The merged files leave the store's cache of decoded files.
+// Result is what a rewrite did to a bucket: the files it replaced
+// (Before) and the files that replace them (After), for a commit's
+// BucketChange.CompactBefore and CompactAfter. A file the rewrite moved
+// to the output level without rewriting it (an upgrade) is in both, at
+// its old and its new level; a file that stays where it is, untouched, is
+// in neither.
+type Result struct {
+	Before, After []manifest.DataFile
+}
+
+// Gone returns the files of Before that After does not keep under the
+// same name: those the rewrite replaced by new files.
+func (r Result) Gone() []manifest.DataFile {
+	kept := make(map[string]bool, len(r.After))
+	for _, f := range r.After {
+		kept[f.Name] = true
+	}
+	var gone []manifest.DataFile
+	for _, f := range r.Before {
+		if !kept[f.Name] {
+			gone = append(gone, f)
+		}
+	}
+	return gone
+}
+
+// Rewrite compacts unit u of bucket b (read with schema sc, merged with f)
+// into files at u.OutputLevel of at most targetRows records and
+// TargetFileBytes bytes each. Files that overlap no other file of the
+// unit and are large enough are not rewritten but upgraded (see
+// upgradable), as Paimon's MergeTreeCompactTask upgrades them; the others
+// are merged, each stretch of adjacent key ranges on its own. The
+// replaced files leave the store's cache of decoded files.
 //
-// It streams (Paimon's MergeTreeCompactRewriter: a sort-merge reader
-// over the sorted runs into a rolling file writer): the unit's files are
+// Each merge streams (Paimon's MergeTreeCompactRewriter: a sort-merge
+// reader over the sorted runs into a rolling file writer): its files are
 // split into chains of files with disjoint key ranges (Chains), each
 // chain is read a file at a time, and mergetree.MergeRuns merges the
 // chains with f into output blocks that are written as files as soon as
 // they reach the target size. The memory it needs is one decoded file per
 // chain and one output file, not the bucket's size ([rewrite-memory]).
-func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) ([]manifest.DataFile, error) {
-	out, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes})
+func Rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) (Result, error) {
+	res, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes}, true)
 	if err == nil {
-		st.Forget(b, u.Files)
+		st.Forget(b, res.Gone())
 	}
-	return out, err
+	return res, err
 }
 
-// RewriteKeep is Rewrite leaving the merged files in the cache: a
+// RewriteKeep is Rewrite leaving the replaced files in the cache: a
 // background compaction whose result is committed later calls
 // store.Forget when it hands the result out, since until that commit the
-// merged files are still the live ones that lookups and scans read.
-func RewriteKeep(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) ([]manifest.DataFile, error) {
-	out, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes})
-	return out, err
+// replaced files are still the live ones that lookups and scans read.
+func RewriteKeep(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int) (Result, error) {
+	res, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes}, true)
+	return res, err
 }
 
 // rewrite is Rewrite with the output files' limits given, returning what
-// the merge held.
-func rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, lim mergetree.Limits) ([]manifest.DataFile, mergetree.MergeStats, error) {
-	var epoch int64
-	for _, file := range u.Files {
-		epoch = max(epoch, file.Epoch)
+// the merges held (summed); without upgrade, every file of u is merged
+// (a full compaction's promise: one sorted run without retractions).
+func rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, lim mergetree.Limits, upgrade bool) (Result, mergetree.MergeStats, error) {
+	var res Result
+	var stats mergetree.MergeStats
+	groups := [][]manifest.DataFile{u.Files}
+	var kept []manifest.DataFile
+	if upgrade {
+		groups, kept = plan(u, lim.Rows)
 	}
+	// Files without records go: they are in no group (Chains leaves them
+	// out) and are replaced by nothing.
 	for _, file := range u.Files {
+		if file.Rows == 0 && upgrade {
+			res.Before = append(res.Before, file)
+		}
+	}
+	for i, g := range groups {
+		out, s, err := merge(st, sc, f, b, u, g, lim)
+		if err != nil {
+			// The files written so far are in no snapshot: orphan cleanup
+			// (maintain) removes them.
+			return Result{}, stats, err
+		}
+		res.Before = append(res.Before, g...)
+		res.After = append(res.After, out...)
+		stats.Records += s.Records
+		stats.Blocks += s.Blocks
+		stats.MaxHeld = max(stats.MaxHeld, s.MaxHeld)
+		stats.MaxOutBytes = max(stats.MaxOutBytes, s.MaxOutBytes)
+		if i < len(kept) && kept[i].Name != "" {
+			if kept[i].Level != int32(u.OutputLevel) {
+				up := kept[i]
+				up.Level = int32(u.OutputLevel)
+				res.Before = append(res.Before, kept[i])
+				res.After = append(res.After, up)
+			}
+		}
+	}
+	return res, stats, nil
+}
+
+// merge merges files (of unit u) into new files at u.OutputLevel, in key
+// order; their epoch is the highest of files'.
+func merge(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, files []manifest.DataFile, lim mergetree.Limits) ([]manifest.DataFile, mergetree.MergeStats, error) {
+	var epoch int64
+	lim.Expect = 0
+	for _, file := range files {
+		epoch = max(epoch, file.Epoch)
 		lim.Expect += int(file.Rows)
 	}
-	chains := Chains(u.Files)
+	chains := Chains(files)
+	if len(chains) == 0 {
+		return nil, mergetree.MergeStats{}, nil
+	}
 	readers := make([]mergetree.RunReader, len(chains))
 	for i, c := range chains {
 		readers[i] = &chainReader{st: st, sc: sc, bucket: b, files: c}
@@ -77,13 +151,108 @@ func rewrite(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u me
 		out = append(out, df)
 		return nil
 	})
-	if err != nil {
-		// The files written so far are in no snapshot: orphan cleanup
-		// (maintain) removes them.
-		return nil, stats, err
-	}
-	return out, stats, nil
+	return out, stats, err
 }
+
+// plan splits the files of u with records into the groups to merge and
+// the files to keep (Paimon's MergeTreeCompactTask): sections are the
+// stretches of overlapping key ranges, in key order; a section of one
+// upgradable file is kept, and the sections between two kept files make
+// one group. kept[i] is the file after groups[i] (a zero DataFile after
+// the last group); a group may be empty.
+func plan(u mergetree.Unit, targetRows int) (groups [][]manifest.DataFile, kept []manifest.DataFile) {
+	secs := sections(u.Files)
+	keep := upgradable(secs, u.DropDeletes, targetRows)
+	var g []manifest.DataFile
+	for i, sec := range secs {
+		if keep[i] {
+			groups, kept = append(groups, g), append(kept, sec[0])
+			g = nil
+			continue
+		}
+		g = append(g, sec...)
+	}
+	return append(groups, g), append(kept, manifest.DataFile{})
+}
+
+// sections groups the files with records by overlapping key ranges: each
+// section's files overlap, transitively, and no two sections do; the
+// sections come in key order.
+func sections(files []manifest.DataFile) [][]manifest.DataFile {
+	sorted := make([]manifest.DataFile, 0, len(files))
+	for _, f := range files {
+		if f.Rows > 0 {
+			sorted = append(sorted, f)
+		}
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return bytes.Compare(sorted[i].MinKey, sorted[j].MinKey) < 0 })
+	var secs [][]manifest.DataFile
+	var end []byte
+	for _, f := range sorted {
+		if len(secs) > 0 && bytes.Compare(f.MinKey, end) <= 0 {
+			secs[len(secs)-1] = append(secs[len(secs)-1], f)
+			if bytes.Compare(f.MaxKey, end) > 0 {
+				end = f.MaxKey
+			}
+			continue
+		}
+		secs = append(secs, []manifest.DataFile{f})
+		end = f.MaxKey
+	}
+	return secs
+}
+
+// upgradable tells which sections are one file that the compaction keeps
+// as it is, only moving it to the output level. Rewriting a file that
+// overlaps no other input merges it with nothing: it only joins it to its
+// neighbours in a larger file. Paimon keeps such a file once it reaches a
+// share of the target file size; a table here that grows by a small file
+// an epoch (the demo's auction and person tables, whose keys only grow)
+// would then rewrite its whole newest stretch, up to that size, at every
+// compaction. So a file is kept when it holds at least minUpgradeShare
+// percent of target-file-rows records (Paimon's rule, at its 70%), or
+// when it is larger than 1/upgradeFanIn of the files merged beside it: a
+// stretch of small files is merged into one once it outgrows the files
+// around it upgradeFanIn times over, as tiers merge in size-tiered
+// compaction, so a record is rewritten a number of times logarithmic in
+// the table's size, to the base upgradeFanIn. A file that may hold
+// retractions (manifest.DataFile.NoRetracts unset) is merged when the
+// unit drops them ([drop-deletes]), so that the oldest run holds none.
+func upgradable(secs [][]manifest.DataFile, dropDeletes bool, targetRows int) []bool {
+	keep := make([]bool, len(secs))
+	var rest int64
+	var cands []int
+	for i, sec := range secs {
+		for _, f := range sec {
+			rest += f.Size
+		}
+		if len(sec) != 1 || (dropDeletes && !sec[0].NoRetracts) {
+			continue
+		}
+		cands = append(cands, i)
+	}
+	// Largest first: each is kept when it is large beside what stays to
+	// be merged once it and the larger kept files are set aside.
+	sort.SliceStable(cands, func(a, b int) bool { return secs[cands[a]][0].Size > secs[cands[b]][0].Size })
+	for _, i := range cands {
+		f := secs[i][0]
+		if f.Rows*100 >= int64(targetRows)*minUpgradeShare || f.Size*upgradeFanIn > rest-f.Size {
+			keep[i] = true
+			rest -= f.Size
+		}
+	}
+	return keep
+}
+
+// minUpgradeShare is the percentage of target-file-rows records from which
+// a file that overlaps no other input is always upgraded (Paimon keeps
+// files of 70% of target-file-size); upgradeFanIn is how many times its
+// size the files merged beside a smaller one may reach before it is
+// merged with them (upgradable).
+const (
+	minUpgradeShare = 70
+	upgradeFanIn    = 3
+)
 
 // Chains splits files (of one bucket) into chains whose files have
 // disjoint key ranges, each in key order, as few as the files' overlaps
@@ -146,6 +315,15 @@ func (c *chainReader) NextBlock() (*record.Block, error) {
 	return c.st.ReadBlockOnce(c.bucket, f, c.sc)
 }
 
+// rewriteTable is Rewrite for Table, with upgrades only when asked.
+func rewriteTable(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u mergetree.Unit, targetRows int, upgrade bool) (Result, error) {
+	res, _, err := rewrite(st, sc, f, b, u, mergetree.Limits{Rows: targetRows, Bytes: TargetFileBytes}, upgrade)
+	if err == nil {
+		st.Forget(b, res.Gone())
+	}
+	return res, err
+}
+
 // Table compacts the latest snapshot of a primary-key table: each bucket
 // the picker selects, or every bucket with more than one file (or with
 // retractions) when full is set. It returns the COMPACT message, empty if
@@ -192,11 +370,14 @@ func Table(st *store.Store, user string, full bool) (commit.Message, error) {
 		if !ok {
 			continue
 		}
-		after, err := Rewrite(st, sc, f, b, u, opts.TargetFileRows)
+		res, err := rewriteTable(st, sc, f, b, u, opts.TargetFileRows, !full)
 		if err != nil {
 			return msg, err
 		}
-		msg.Buckets = append(msg.Buckets, commit.BucketChange{Bucket: b, CompactBefore: u.Files, CompactAfter: after})
+		if len(res.Before)+len(res.After) == 0 {
+			continue
+		}
+		msg.Buckets = append(msg.Buckets, commit.BucketChange{Bucket: b, CompactBefore: res.Before, CompactAfter: res.After})
 	}
 	return msg, nil
 }

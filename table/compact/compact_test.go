@@ -115,10 +115,11 @@ func TestRewriteStreamsSameAsInMemory(t *testing.T) {
 			// the writer's cache.
 			st := store.New(fs, "t")
 			u := mergetree.Unit{OutputLevel: 4, Files: files, DropDeletes: drop}
-			out, stats, err := rewrite(st, sc, f, 0, u, lim)
+			res, stats, err := rewrite(st, sc, f, 0, u, lim, false)
 			if err != nil {
 				t.Fatal(err)
 			}
+			out := res.After
 			name := fmt.Sprintf("%s drop=%v", opts["merge-engine"], drop)
 			got := record.NewBlock(sc.Types(), true, 0)
 			for i, df := range out {

@@ -27,6 +27,22 @@
 // which for a table that only grows (the demo's auction and person
 // tables, one bucket each) meant memory growing with the table.
 //
+// # Upgrades
+//
+// A file of a unit that overlaps no other input is merged with nothing
+// when it is rewritten; rewriting it only joins it to its neighbours. As
+// Paimon's MergeTreeCompactTask does, Rewrite moves such a file to the
+// output level without rewriting it (an upgrade: a DELETE and an ADD of
+// the same file at the new level; none when it is there already), and
+// merges the stretches of files between the kept ones, each on its own.
+// Which files are kept (upgradable) follows a size rule: a table whose
+// keys only grow (the demo's auction and person tables) writes a small
+// file an epoch beside the files of earlier epochs, and merging all of
+// them at every compaction rewrote each record about five times in a
+// test where upgrades cut it to two (TestRewriteOfGrowingTableIsLinear).
+// A full compaction (Table with full set) still rewrites every file into
+// one sorted run.
+//
 // # Invariants
 //
 //   - [rewrite-memory] a rewrite holds at most two decoded input files

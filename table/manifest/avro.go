@@ -28,7 +28,8 @@ const dataFileSchema = `{"type":"record","name":"DataFile","namespace":"strata.m
  {"name":"schema_id","type":"long"},
  {"name":"level","type":"int"},
  {"name":"epoch","type":"long"},
- {"name":"created_millis","type":"long"}]}`
+ {"name":"created_millis","type":"long"},
+ {"name":"no_retracts","type":"boolean","default":false}]}`
 
 var (
 	entrySchema = avro.MustParse(`{"type":"record","name":"Entry","namespace":"strata.manifest","fields":[

@@ -3,7 +3,10 @@ package manifest
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/hamba/avro/v2"
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/table/fileio"
@@ -107,5 +110,46 @@ func TestListCache(t *testing.T) {
 	}
 	if _, ok := c.get("j"); !ok {
 		t.Fatal("newest list evicted")
+	}
+}
+
+// TestReadsManifestsWithoutNoRetracts: a manifest written with the
+// DataFile schema before no_retracts existed reads, with NoRetracts unset
+// (unknown), and one written now keeps the flag.
+func TestReadsManifestsWithoutNoRetracts(t *testing.T) {
+	old := strings.Replace(dataFileSchema, `,
+ {"name":"no_retracts","type":"boolean","default":false}`, "", 1)
+	if old == dataFileSchema {
+		t.Fatal("the schema has no no_retracts field to leave out")
+	}
+	oldSchema := avro.MustParse(`{"type":"record","name":"Entry","namespace":"strata.manifest","fields":[
+ {"name":"kind","type":"int"},
+ {"name":"bucket","type":"int"},
+ {"name":"file","type":` + old + `}]}`)
+	file := DataFile{Name: "data-1.parquet", Size: 10, Rows: 5, MinKey: []byte{1}, MaxKey: []byte{9}, MinSeq: 1, MaxSeq: 5}
+	data, err := encodeOCF(oldSchema, []avroEntry{{Kind: int32(Add), Bucket: 1, File: file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := fileio.NewMem()
+	if err := fs.WriteFile("db/t/manifest/manifest-old", data); err != nil {
+		t.Fatal(err)
+	}
+	io := NewIO(fs, "db/t")
+	got, err := io.ReadManifest(FileMeta{Name: "manifest-old", Size: int64(len(data)), CRC: int64(fileio.Checksum(data))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].File.Name != file.Name || got[0].File.Rows != 5 || got[0].File.NoRetracts {
+		t.Fatalf("old manifest read as %+v", got)
+	}
+	file.NoRetracts = true
+	meta, err := io.WriteManifest([]Entry{{Kind: Add, Bucket: 1, File: file}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = NewIO(fs, "db/t").ReadManifest(meta)
+	if err != nil || len(got) != 1 || !got[0].File.NoRetracts {
+		t.Fatalf("new manifest read as %+v, %v", got, err)
 	}
 }

@@ -53,6 +53,12 @@ type DataFile struct {
 	Epoch int64 `avro:"epoch" json:"epoch"`
 	// CreatedMillis is the creation time, Unix ms.
 	CreatedMillis int64 `avro:"created_millis" json:"createdMillis"`
+	// NoRetracts is set when the file is known to hold no retraction
+	// (-U or -D record): a compaction that drops retractions may then
+	// move it to the oldest run without rewriting it. Files written before
+	// the field existed read as unset (Paimon's deleteRowCount is null for
+	// them, with the same meaning: unknown).
+	NoRetracts bool `avro:"no_retracts" json:"noRetracts,omitempty"`
 }
 
 // Entry adds or deletes a data file of a bucket (Paimon's ManifestEntry).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stratadb/strata/internal/base"
+	"github.com/stratadb/strata/internal/types"
 	"github.com/stratadb/strata/table/fileio"
 	"github.com/stratadb/strata/table/format/parquet"
 	"github.com/stratadb/strata/table/manifest"
@@ -121,6 +123,7 @@ func (s *Store) writeFile(b int32, prefix string, sc *schema.Schema, blk *record
 		if blk.Keyed() {
 			f.MinKey, f.MaxKey = bytes.Clone(blk.Key(0)), bytes.Clone(blk.Key(n-1))
 		}
+		f.NoRetracts = !slices.ContainsFunc(blk.Kinds, types.RowKind.IsRetract)
 		f.MinSeq, f.MaxSeq = int64(blk.Seqs[0]), int64(blk.Seqs[0])
 		for _, q := range blk.Seqs {
 			f.MinSeq = min(f.MinSeq, int64(q))

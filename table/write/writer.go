@@ -431,12 +431,12 @@ func (w *Writer) prepareBucket(b *bucket, e base.Epoch, ed *epochData) (commit.B
 				b.compacting = w.startCompaction(b, u)
 				return ch, nil
 			}
-			after, err := compact.Rewrite(w.st, w.sc, b.f, b.id, u, w.opts.TargetFileRows)
+			res, err := compact.Rewrite(w.st, w.sc, b.f, b.id, u, w.opts.TargetFileRows)
 			if err != nil {
 				return ch, err
 			}
-			ch.CompactBefore, ch.CompactAfter = u.Files, after
-			b.files = replaceFiles(b.files, u.Files, after)
+			ch.CompactBefore, ch.CompactAfter = res.Before, res.After
+			b.files = replaceFiles(b.files, res.Before, res.After)
 		}
 	}
 	return ch, nil
@@ -460,10 +460,10 @@ func replaceFiles(files, gone, after []manifest.DataFile) []manifest.DataFile {
 // compaction is a bucket's background compaction (SetAsyncCompaction).
 type compaction struct {
 	unit mergetree.Unit
-	// done is closed once after and err are set.
-	done  chan struct{}
-	after []manifest.DataFile
-	err   error
+	// done is closed once res and err are set.
+	done chan struct{}
+	res  compact.Result
+	err  error
 	// urgent is closed when a prepare waits for the compaction (its
 	// bucket is at the stop trigger): one still waiting for a slot then
 	// starts without one.
@@ -537,7 +537,7 @@ func (w *Writer) startCompaction(b *bucket, u mergetree.Unit) *compaction {
 		defer close(c.done)
 		release := acquireCompactionSlot(c.urgent)
 		defer release()
-		c.after, c.err = compact.RewriteKeep(st, sc, f, id, u, rows)
+		c.res, c.err = compact.RewriteKeep(st, sc, f, id, u, rows)
 	}()
 	return c
 }
@@ -565,9 +565,9 @@ func (w *Writer) finishCompaction(b *bucket, ch *commit.BucketChange) error {
 	if c.err != nil {
 		return fmt.Errorf("table %s: bucket %d: compaction: %w", w.st.Dir, b.id, c.err)
 	}
-	ch.CompactBefore, ch.CompactAfter = c.unit.Files, c.after
-	b.files = replaceFiles(b.files, c.unit.Files, c.after)
-	w.st.Forget(b.id, c.unit.Files)
+	ch.CompactBefore, ch.CompactAfter = c.res.Before, c.res.After
+	b.files = replaceFiles(b.files, c.res.Before, c.res.After)
+	w.st.Forget(b.id, c.res.Gone())
 	return nil
 }
 
