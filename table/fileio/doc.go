@@ -19,7 +19,10 @@
 //     nothing. A snapshot is published this way, so two committers racing
 //     for snapshot N cannot both win (Paimon's rename-based commit on HDFS,
 //     put-if-absent on object storage). On local disk it is a temporary file,
-//     fsync, then link(2) to the final name, which fails if the name exists.
+//     fsync, then renameat2(2) with RENAME_NOREPLACE to the final name,
+//     which fails if the name exists; where the file system lacks that flag,
+//     link(2) to the final name (which fails the same way) and unlink(2) of
+//     the temporary one.
 //
 // A Stager (Local, Faulty) adds cheaper writes for a commit that creates
 // several files: Stage creates a file that nothing names yet (on disk,
@@ -30,8 +33,8 @@
 // fsync. On an FS without one the package functions of the same names fall
 // back to PutIfAbsent, nothing and WriteFile. A Preparer (Local, Faulty)
 // writes a file's content durably before it has a name (Prepare returns a
-// Pending whose Publish is the put-if-absent of the name and costs a
-// link(2) on disk), so that a commit writes its snapshot file while it
+// Pending whose Publish is the put-if-absent of the name and costs one
+// renameat2(2) on disk), so that a commit writes its snapshot file while it
 // writes the manifests the snapshot names; elsewhere Prepare holds the
 // bytes and Publish is one put-if-absent.
 //

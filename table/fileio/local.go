@@ -17,7 +17,14 @@ import (
 type Local struct {
 	root string
 	seq  atomic.Uint64 // makes temporary names unique within the process
+	// linkOnly is set once the file system refused renameat2's
+	// RENAME_NOREPLACE: publish then links and unlinks (publish).
+	linkOnly atomic.Bool
 }
+
+// errNoRenameNoReplace is renameNoReplace's answer on a system or file
+// system without an atomic rename that refuses to replace.
+var errNoRenameNoReplace = errors.New("fileio: no rename without replace")
 
 // NewLocal returns an FS rooted at dir, creating dir if needed.
 func NewLocal(dir string) (*Local, error) {
@@ -97,22 +104,47 @@ func (l *Local) WriteFile(p string, data []byte) error {
 	return nil
 }
 
-// PutIfAbsent implements FS: temporary file, fsync, link(2) to the final
-// name (which fails if it exists), then removal of the temporary name and
-// an fsync of the directory.
+// PutIfAbsent implements FS: temporary file, fsync, move to the final
+// name unless it exists (publish), then an fsync of the directory.
 func (l *Local) PutIfAbsent(p string, data []byte) error {
 	tmp, err := l.writeTemp(p, data)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, l.abs(p)); err != nil {
+	if err := l.publish(tmp, p); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(l.abs(p)))
+	return nil
+}
+
+// publish gives the temporary file tmp the name p unless p exists, in
+// which case it fails with an error wrapping ErrExist; tmp is gone either
+// way. It is one renameat2 with RENAME_NOREPLACE, which moves tmp into
+// place atomically or fails. Where the file system does not support the
+// flag (or the system has no renameat2), it links tmp to p, which fails
+// if p exists, and removes tmp: one system call more, and a crash between
+// the two leaves tmp behind for orphan cleanup.
+func (l *Local) publish(tmp, p string) error {
+	final := l.abs(p)
+	err := errNoRenameNoReplace
+	if !l.linkOnly.Load() {
+		err = renameNoReplace(tmp, final)
+	}
+	switch {
+	case errors.Is(err, errNoRenameNoReplace):
+		l.linkOnly.Store(true)
+		err = os.Link(tmp, final)
+		os.Remove(tmp) // linked or not, the temporary name goes
+	case err != nil:
+		os.Remove(tmp)
+	}
+	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("file %s: %w", p, ErrExist)
 		}
 		return fmt.Errorf("file %s: %w", p, err)
 	}
-	syncDir(filepath.Dir(l.abs(p)))
 	return nil
 }
 
@@ -123,8 +155,8 @@ func (l *Local) PutIfAbsent(p string, data []byte) error {
 // Stage has returned and its directory has been synced, so that prefix is
 // never read, and orphan cleanup removes it. On a journaling file system
 // the file's fsync also commits its directory entry, so the SyncDir that
-// follows has little left to write (a temporary name and a link(2) made
-// that SyncDir commit the directory a second time).
+// follows has little left to write (a temporary name moved to the final
+// one made that SyncDir commit the directory a second time).
 func (l *Local) Stage(p string, data []byte) error {
 	final := l.abs(p)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
@@ -152,7 +184,7 @@ func (l *Local) Stage(p string, data []byte) error {
 }
 
 // Prepare implements Preparer: a temporary file beside path, written and
-// fsynced; Publish links it to path and removes the temporary name.
+// fsynced; Publish moves it to path unless path exists (Local.publish).
 func (l *Local) Prepare(p string, data []byte) (Pending, error) {
 	tmp, err := l.writeTemp(p, data)
 	if err != nil {
@@ -174,14 +206,7 @@ func (lp *localPending) Publish() error {
 	}
 	tmp := lp.tmp
 	lp.tmp = ""
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, lp.l.abs(lp.path)); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("file %s: %w", lp.path, ErrExist)
-		}
-		return fmt.Errorf("file %s: %w", lp.path, err)
-	}
-	return nil
+	return lp.l.publish(tmp, lp.path)
 }
 
 func (lp *localPending) Discard() {

@@ -75,7 +75,7 @@ type Pending interface {
 
 // Preparer is implemented by file systems that can write a file's content
 // durably before giving it its name (a local disk: a fsynced temporary
-// file, linked to its name at Publish).
+// file, moved to its name at Publish).
 type Preparer interface {
 	// Prepare writes data for path without creating path.
 	Prepare(path string, data []byte) (Pending, error)

@@ -11,6 +11,10 @@
 // rewrite that changes no row, ROLLBACK), record counts, a watermark and
 // the epoch it completes. Ids are consecutive from 1.
 //
+// Snapshot files never change once published, so a Manager keeps the
+// snapshots it decoded or published (the newest 128) and, asked for one
+// again, only checks that its file still exists (Manager.Get).
+//
 // LATEST and EARLIEST are hints only; the snapshot files are the truth
 // (Paimon). LatestID probes forward from LATEST, which commits rewrite
 // only every few snapshots (package commit). EARLIEST also serves as the

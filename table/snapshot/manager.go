@@ -26,10 +26,12 @@ const (
 )
 
 // Manager reads and publishes the snapshots of one table. Snapshots are
-// immutable, so reads need no locking.
+// immutable, so reads need no locking, and decoded ones are kept (cache).
 type Manager struct {
 	fs    fileio.FS
 	table string
+	// decoded are the snapshots this manager read or published.
+	decoded cache
 	// known is the highest snapshot id this manager has seen present:
 	// ids only grow and the latest snapshot is never deleted while the
 	// table exists, so LatestID probes forward from it with one stat
@@ -82,8 +84,34 @@ func (m *Manager) decode(p string, b []byte) (*Snapshot, error) {
 // Get reads snapshot id. A missing snapshot gives an error wrapping
 // base.ErrNotFound naming table and snapshot; a bad file
 // base.ErrCorruption.
+//
+// The manager keeps the snapshots it decoded or published (cache); for
+// one of those, Get checks only that the file still exists (a stat)
+// rather than reading and decoding it again. The check keeps Get exact
+// when the file was deleted elsewhere than through Delete: by the
+// expiration of another process or another Manager of the table, or by
+// dropping the table; the readers of a snapshot, the commit's duplicate
+// check and AtOrBeforeEpoch take a missing snapshot for an expired one.
+// Dropped design: no check at all. A snapshot deleted elsewhere would
+// then still be served, and readers would fail later on its missing
+// manifests instead of looking at a newer snapshot.
+//
+// The caller may change the returned snapshot; the metas of its inline
+// manifest lists are shared with the cache and must not be modified.
 func (m *Manager) Get(id base.SnapshotID) (*Snapshot, error) {
 	p := m.Path(id)
+	if s, ok := m.decoded.get(id); ok {
+		found, err := m.fs.Exists(p)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: snapshot %d: %w", m.table, id, err)
+		}
+		if found {
+			return s, nil
+		}
+		// Deleted elsewhere (or dropped and maybe created again): read
+		// it as if it had never been cached.
+		m.decoded.drop(id)
+	}
 	b, err := m.fs.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: snapshot %d: %w", m.table, id, err)
@@ -95,6 +123,7 @@ func (m *Manager) Get(id base.SnapshotID) (*Snapshot, error) {
 	if s.ID != id {
 		return nil, fmt.Errorf("table %s: snapshot file %s holds id %d: %w", m.table, p, s.ID, base.ErrCorruption)
 	}
+	m.decoded.put(s)
 	return s, nil
 }
 
@@ -149,6 +178,7 @@ func (p *Pending) Publish() error {
 	if err := fileio.SyncDir(m.fs, m.table+"/"+Dir); err != nil {
 		return fmt.Errorf("table %s: publish snapshot %d: %w", m.table, p.s.ID, err)
 	}
+	m.decoded.put(p.s)
 	m.notifyChange()
 	return nil
 }
@@ -183,8 +213,11 @@ func (m *Manager) notifyChange() {
 }
 
 // Delete removes the file of snapshot id ([pointer-first]: callers delete
-// what it references afterwards).
-func (m *Manager) Delete(id base.SnapshotID) error { return m.fs.Delete(m.Path(id)) }
+// what it references afterwards) and forgets its decoded snapshot.
+func (m *Manager) Delete(id base.SnapshotID) error {
+	m.decoded.drop(id)
+	return m.fs.Delete(m.Path(id))
+}
 
 // IDs lists the snapshot ids present, ascending.
 func (m *Manager) IDs() ([]base.SnapshotID, error) {
@@ -284,6 +317,8 @@ func (m *Manager) LatestID() (base.SnapshotID, error) {
 }
 
 // Latest reads the latest snapshot; nil without error if there is none.
+// The snapshot is shared with the other callers of Latest: do not modify
+// it.
 func (m *Manager) Latest() (*Snapshot, error) {
 	for range 8 {
 		id, err := m.LatestID()
