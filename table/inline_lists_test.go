@@ -29,22 +29,56 @@ func listFiles(t *testing.T, fs fileio.FS) []string {
 }
 
 // writeVersion1 rewrites snapshot sn as a version before inline lists wrote
-// it: each list in a file of its own, format version 1.
+// it: each manifest and each list in a file of its own, format version 1.
 func writeVersion1(t *testing.T, fs fileio.FS, st *store.Store, sn *snapshot.Snapshot) {
 	t.Helper()
+	rewriteSnapshot(t, fs, st, sn, true)
+}
+
+// writeVersion2 rewrites snapshot sn as a version before inline manifests
+// wrote it: each manifest in a file of its own, the lists inline, format
+// version 2.
+func writeVersion2(t *testing.T, fs fileio.FS, st *store.Store, sn *snapshot.Snapshot) {
+	t.Helper()
+	rewriteSnapshot(t, fs, st, sn, false)
+}
+
+// rewriteSnapshot rewrites snapshot sn with its inline manifests written
+// as manifest files and, with listFiles, its lists too, under the version
+// that wrote that form.
+func rewriteSnapshot(t *testing.T, fs fileio.FS, st *store.Store, sn *snapshot.Snapshot, listFiles bool) {
+	t.Helper()
 	legacy := *sn
+	legacy.Version = snapshot.InlineListsVersion
+	if listFiles {
+		legacy.Version = snapshot.FormatVersion
+	}
 	for _, ref := range []*manifest.FileRef{&legacy.BaseManifestList, &legacy.DeltaManifestList, &legacy.ChangelogManifestList} {
 		if ref.IsZero() {
 			*ref = manifest.FileRef{}
 			continue
 		}
-		named, err := st.Manifests.WriteList(ref.Metas)
+		metas := make([]manifest.FileMeta, len(ref.Metas))
+		for i, m := range ref.Metas {
+			metas[i] = m
+			if m.Inline() {
+				named, err := st.Manifests.WriteManifest(m.Entries, m.SchemaID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				metas[i] = named
+			}
+		}
+		if !listFiles {
+			*ref = manifest.InlineList(metas)
+			continue
+		}
+		named, err := st.Manifests.WriteList(metas)
 		if err != nil {
 			t.Fatal(err)
 		}
 		*ref = named
 	}
-	legacy.Version = snapshot.FormatVersion
 	b, err := fileio.EncodeJSON(&legacy)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +89,7 @@ func writeVersion1(t *testing.T, fs fileio.FS, st *store.Store, sn *snapshot.Sna
 }
 
 // A commit keeps its manifest lists inline in the snapshot (format version
-// 2) and writes no list file; a snapshot of format version 1, whose lists
+// 2, or 3 with inline manifests) and writes no list file; a snapshot of format version 1, whose lists
 // are files, still reads, takes commits on top, and its list files go with
 // it when it expires.
 func TestInlineManifestLists(t *testing.T) {
@@ -74,7 +108,7 @@ func TestInlineManifestLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sn.Version != snapshot.InlineListsVersion || !sn.DeltaManifestList.Inline() || !sn.ChangelogManifestList.Inline() {
+	if sn.Version != snapshot.InlineManifestsVersion || !sn.DeltaManifestList.Inline() || !sn.ChangelogManifestList.Inline() {
 		t.Fatalf("snapshot 1: version %d, delta %+v, changelog %+v", sn.Version, sn.DeltaManifestList, sn.ChangelogManifestList)
 	}
 	want1 := mustRead(t, tb)

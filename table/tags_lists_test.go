@@ -52,7 +52,7 @@ func TestTagsAcrossListFormats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tag2.Version != snapshot.InlineListsVersion {
+	if tag2.Version != snapshot.InlineManifestsVersion {
 		t.Fatalf("tag v2 version %d", tag2.Version)
 	}
 	for e := 3; e < 60; e++ {

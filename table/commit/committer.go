@@ -124,10 +124,11 @@ func (c *Committer) commitAll(work []*Message) ([]base.SnapshotID, error) {
 }
 
 // tryCommit plans the snapshots of work on top of latest and writes them:
-// every manifest, list and snapshot file at once, then one fsync of the
-// manifest directory, then each snapshot published in order, its name made
-// durable before the next ([manifests-before-snapshot],
-// [snapshots-in-order]). It returns the ids it published.
+// every manifest file and snapshot file at once, then one fsync of the
+// manifest directory (none when every manifest is inline), then each
+// snapshot published in order, its name made durable before the next
+// ([manifests-before-snapshot], [snapshots-in-order]). It returns the ids
+// it published.
 func (c *Committer) tryCommit(latest *snapshot.Snapshot, work []*Message) ([]base.SnapshotID, error) {
 	p := parent{snap: latest}
 	if latest != nil {
@@ -182,10 +183,13 @@ func (c *Committer) tryCommit(latest *snapshot.Snapshot, work []*Message) ([]bas
 		return nil, err
 	}
 	// [manifests-before-snapshot]: no snapshot is published before the
-	// names of every file it names are durable.
-	if err := c.st.Manifests.Sync(); err != nil {
-		discard(pending)
-		return nil, err
+	// names of every file it names are durable. Inline manifests are
+	// part of the snapshot file.
+	if wroteFiles(plans) {
+		if err := c.st.Manifests.Sync(); err != nil {
+			discard(pending)
+			return nil, err
+		}
 	}
 	var ids []base.SnapshotID
 	for i, pd := range pending {
@@ -209,6 +213,16 @@ func (c *Committer) tryCommit(latest *snapshot.Snapshot, work []*Message) ([]bas
 	return ids, nil
 }
 
+// wroteFiles reports whether plans write a manifest file.
+func wroteFiles(plans []planned) bool {
+	for _, pl := range plans {
+		if len(pl.files) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // plannedBy reports whether plans hold a snapshot by user of commit
 // identifier >= e (a message repeated in one commit).
 func plannedBy(plans []planned, user string, e base.Epoch) bool {
@@ -220,7 +234,7 @@ func plannedBy(plans []planned, user string, e base.Epoch) bool {
 	return false
 }
 
-// writeFiles writes the manifests and lists of plans (staged: content
+// writeFiles writes the manifest files of plans (staged: content
 // durable, names not yet) and prepares their snapshot files, all at once,
 // at most maxParallelWrites at a time: each file's fsync is most of its
 // cost, and the file system overlaps them. It returns the prepared

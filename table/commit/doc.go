@@ -18,15 +18,19 @@
 //     sequence numbers must be above those already in its bucket
 //     (otherwise a second writer races the bucket); a conflict is final
 //     and returned; the plan encodes the delta manifest, a base manifest
-//     list (the parent's base and delta manifests, merged into one
-//     manifest when there are many), a changelog manifest, and the
-//     snapshot, which holds its three lists inline (manifest.FileRef), and
-//     computes the live files after the message;
+//     list (the parent's base and delta manifests: its inline manifests
+//     written out as files once they hold many entries, its manifest
+//     files merged into one when there are many), a changelog manifest,
+//     and the snapshot, which holds its three lists inline
+//     (manifest.FileRef) and the delta and changelog manifests inline too
+//     when they are small (manifest.FileMeta), and computes the live files
+//     after the message;
 //  3. write every planned file at once (at most maxParallelWrites at a
-//     time): the manifests staged (fileio.Stage: content written and
+//     time): the manifest files staged (fileio.Stage: content written and
 //     fsynced, names not yet durable), the snapshot files prepared
 //     (fileio.Prepare: content fsynced under no name yet);
-//  4. sync the manifest directory once ([manifests-before-snapshot]);
+//  4. sync the manifest directory once ([manifests-before-snapshot]), if
+//     a manifest file was written;
 //  5. publish the snapshots one after another, each with put-if-absent and
 //     an fsync of the snapshot directory before the next
 //     ([snapshots-in-order]); losing a race goes back to 1, where the
@@ -37,7 +41,10 @@
 // A snapshot thus costs, on the path to its visibility, the fsyncs of its
 // files overlapped with each other and with those of the other snapshots
 // of the batch, one directory fsync shared by the batch, and the link and
-// directory fsync of its own name. Before (one message after another, each
+// directory fsync of its own name. With small commits most snapshots are
+// one file: their manifests are inline, and a manifest file (with the
+// manifest directory's fsync) comes every dozen or so commits, when the
+// inline manifests of the base list are written out. Before (one message after another, each
 // manifest then its list, then the snapshot file) a snapshot's files were
 // written in up to four rounds and a commit of two epochs took twice as
 // long as one. Every snapshot of a batch still gets its own directory
@@ -64,8 +71,9 @@
 //   - [one-snapshot-per-epoch] an APPEND message makes exactly one
 //     snapshot, whose epoch is the message's epoch; an empty message makes
 //     none.
-//   - [manifests-before-snapshot] every manifest and list a snapshot names
-//     is durable, content and name, before the snapshot is published.
+//   - [manifests-before-snapshot] every manifest file a snapshot names is
+//     durable, content and name, before the snapshot is published (inline
+//     manifests and lists are part of the snapshot file).
 //   - [snapshots-in-order] snapshot N+1's name is created only after
 //     snapshot N's name is durable, so a crash leaves the snapshots of a
 //     prefix of a batch, with no gap in the ids.

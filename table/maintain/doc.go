@@ -17,8 +17,9 @@
 //     here, and one that registers after step 2 sees the fence and moves
 //     up to it;
 //  4. delete the snapshot files below N, oldest first ([pointer-first]);
-//  5. delete the manifests, manifest lists, data and changelog files that
-//     only the expired snapshots referenced.
+//  5. delete the manifest files, manifest list files, data and changelog
+//     files that only the expired snapshots referenced (an inline manifest
+//     or list goes with its snapshot file).
 //
 // A crash between 4 and 5 leaves unreferenced files, which orphan cleanup
 // removes.

@@ -16,7 +16,8 @@ func newRefs() *refs {
 	return &refs{manifests: map[string]bool{}, data: map[manifest.Key]bool{}}
 }
 
-// addLists adds sn's manifest lists and the manifests they name; with
+// addLists adds sn's manifest list files and the manifest files its lists
+// name (inline lists and manifests have no file of their own); with
 // withDelta it also adds the data files its delta adds and its changelog
 // files.
 func (r *refs) addLists(st *store.Store, sn *snapshot.Snapshot, withDelta bool) error {
@@ -32,7 +33,11 @@ func (r *refs) addLists(st *store.Store, sn *snapshot.Snapshot, withDelta bool) 
 			return err
 		}
 		for _, m := range metas {
-			r.manifests[m.Name] = true
+			// An inline manifest is part of the snapshot file: there is
+			// no file to keep or delete.
+			if !m.Inline() {
+				r.manifests[m.Name] = true
+			}
 		}
 	}
 	if !withDelta {

@@ -34,7 +34,9 @@ func RollbackToTag(st *store.Store, name, user string) (base.SnapshotID, error) 
 		metas = append(metas, ms...)
 	}
 	// The list goes inline, as a commit's (manifest.FileRef): the
-	// snapshot names only manifests that exist and are durable already.
+	// snapshot names only manifest files that exist and are durable
+	// already, and copies the tag's inline manifests (up to a base's and a
+	// delta's worth; the next commit writes them out if they are many).
 	baseRef := manifest.InlineList(metas)
 	sn := &snapshot.Snapshot{
 		ID: latest.ID + 1, SchemaID: tag.SchemaID, BaseManifestList: baseRef,

@@ -224,21 +224,22 @@ func (m *IO) Stage(name string, b []byte) error {
 // Remember puts the entries of a manifest this process wrote into the
 // cache of decoded manifests, so that the next commit, which reads the
 // live files of the snapshot naming it, does not read it back. entries
-// must not be modified afterwards.
-func (m *IO) Remember(meta FileMeta, entries []Entry) { m.remember(meta.Name, entries) }
+// must not be modified afterwards. An inline manifest needs no cache: its
+// entries are its meta's.
+func (m *IO) Remember(meta FileMeta, entries []Entry) {
+	if !meta.Inline() {
+		m.remember(meta.Name, entries)
+	}
+}
 
 // EncodeManifest encodes entries as a new manifest file and returns its
 // metadata (fresh name, counts, size and CRC32C) and bytes, for Stage.
 func (m *IO) EncodeManifest(entries []Entry, schemaID int64) (FileMeta, []byte, error) {
 	items := make([]avroEntry, len(entries))
 	meta := FileMeta{Name: NewName("manifest", ""), SchemaID: schemaID}
+	meta.count(entries)
 	for i, e := range entries {
 		items[i] = avroEntry{Kind: int32(e.Kind), Bucket: e.Bucket, File: e.File}
-		if e.Kind == Add {
-			meta.NumAdded++
-		} else {
-			meta.NumDeleted++
-		}
 	}
 	b, err := encodeOCF(entrySchema, items)
 	if err != nil {
@@ -248,9 +249,19 @@ func (m *IO) EncodeManifest(entries []Entry, schemaID int64) (FileMeta, []byte, 
 	return meta, b, nil
 }
 
-// ReadManifest reads and checks the manifest file meta describes. The
-// returned slice is shared: callers must not modify it.
+// ReadManifest reads and checks the manifest file meta describes, or
+// returns the entries of an inline manifest (checked when its snapshot was
+// decoded). The returned slice is shared: callers must not modify it.
 func (m *IO) ReadManifest(meta FileMeta) ([]Entry, error) {
+	if meta.Inline() {
+		if len(meta.Entries) == 0 {
+			return nil, fmt.Errorf("table %s: an inline manifest without entries: %w", m.table, base.ErrCorruption)
+		}
+		return meta.Entries, nil
+	}
+	if len(meta.Entries) > 0 {
+		return nil, fmt.Errorf("table %s: manifest %s is both named and inline: %w", m.table, meta.Name, base.ErrCorruption)
+	}
 	if es, ok := m.cached(meta.Name); ok {
 		return es, nil
 	}
@@ -290,8 +301,14 @@ func (m *IO) WriteList(metas []FileMeta) (FileRef, error) {
 }
 
 // EncodeList encodes a manifest list naming metas and returns a reference
-// to it (fresh name, size and CRC32C) and its bytes, for Stage.
+// to it (fresh name, size and CRC32C) and its bytes, for Stage. A list file
+// names manifest files only: an inline manifest is an error.
 func (m *IO) EncodeList(metas []FileMeta) (FileRef, []byte, error) {
+	for i, meta := range metas {
+		if meta.Inline() {
+			return FileRef{}, nil, fmt.Errorf("table %s: encode manifest list: manifest %d is inline, which a list file cannot hold: %w", m.table, i, base.ErrInvalidArgument)
+		}
+	}
 	b, err := encodeOCF(fileMetaSchema, metas)
 	if err != nil {
 		return FileRef{}, nil, fmt.Errorf("table %s: encode manifest list: %w", m.table, err)

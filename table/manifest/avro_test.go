@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,5 +152,51 @@ func TestReadsManifestsWithoutNoRetracts(t *testing.T) {
 	got, err = NewIO(fs, "db/t").ReadManifest(meta)
 	if err != nil || len(got) != 1 || !got[0].File.NoRetracts {
 		t.Fatalf("new manifest read as %+v, %v", got, err)
+	}
+}
+
+// An inline manifest reads as its entries, in lists inline or mixed with
+// manifest files; a meta both named and inline, or inline without
+// entries, is corrupt; a list file cannot hold an inline manifest.
+func TestInlineManifests(t *testing.T) {
+	fs := fileio.NewMem()
+	io := NewIO(fs, "db/t")
+	file := []Entry{{Kind: Add, Bucket: 0, File: DataFile{Name: "data-0.parquet", MinKey: []byte{}, MaxKey: []byte{}}}}
+	meta, err := io.WriteManifest(file, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := []Entry{
+		{Kind: Delete, Bucket: 0, File: DataFile{Name: "data-0.parquet"}},
+		{Kind: Add, Bucket: 2, File: DataFile{Name: "data-1.parquet", Rows: 4}},
+	}
+	inline := InlineManifest(small, 1)
+	if inline.Name != "" || inline.Size != 0 || inline.NumAdded != 1 || inline.NumDeleted != 1 {
+		t.Fatalf("inline meta %+v", inline)
+	}
+	got, err := NewIO(fs, "db/t").ReadEntries(InlineList([]FileMeta{meta, inline}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := append(slices.Clone(file), small...); !reflect.DeepEqual(got, want) {
+		t.Fatalf("entries:\n got %+v\nwant %+v", got, want)
+	}
+	live, err := Merge(got)
+	if err != nil || len(live) != 1 || live[0].File.Name != "data-1.parquet" {
+		t.Fatalf("live %+v (%v)", live, err)
+	}
+	both := meta
+	both.Entries = small
+	if _, err := io.ReadManifest(both); !errors.Is(err, base.ErrCorruption) || !strings.Contains(err.Error(), "both named and inline") {
+		t.Fatalf("named and inline: %v", err)
+	}
+	if _, err := io.ReadManifest(FileMeta{NumAdded: 1}); !errors.Is(err, base.ErrCorruption) || !strings.Contains(err.Error(), "without entries") {
+		t.Fatalf("inline without entries: %v", err)
+	}
+	if _, err := io.WriteList([]FileMeta{meta, inline}); !errors.Is(err, base.ErrInvalidArgument) || !strings.Contains(err.Error(), "manifest 1 is inline") {
+		t.Fatalf("list file with an inline manifest: %v", err)
+	}
+	if err := CheckInline([]FileMeta{meta, inline}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -6,9 +6,9 @@
 // # Concepts (Paimon's manifest/ package)
 //
 // A snapshot holds manifest lists, inline or as files of their own
-// (FileRef); a manifest list names manifest files; a manifest file holds
-// entries; an entry adds or deletes one data
-// file of one bucket. Replaying the entries of a snapshot's base and delta
+// (FileRef); a manifest list names manifest files or holds small manifests
+// inline (FileMeta.Entries); a manifest holds entries; an entry adds or
+// deletes one data file of one bucket. Replaying the entries of a snapshot's base and delta
 // lists in order (Merge) yields the snapshot's live data files.
 //
 // Every reference records the referenced file's size and CRC32C (FileRef,
@@ -21,7 +21,9 @@
 //     the manifest list and of each manifest; a DELETE always follows the
 //     ADD of the same file.
 //   - [immutable-manifest] manifest files and lists are written once under
-//     fresh random names and never changed; snapshots share manifest files.
+//     fresh random names and never changed; snapshots share manifest files
+//     (and copy inline manifests, which are as immutable as the snapshot
+//     files that hold them).
 //
 // The byte formats and their version fields are in ../FORMAT.md.
 package manifest

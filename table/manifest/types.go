@@ -77,8 +77,19 @@ type Key struct {
 // Key returns the entry's file identity.
 func (e Entry) Key() Key { return Key{e.Bucket, e.File.Name} }
 
-// FileMeta describes one manifest file; a manifest list is a sequence of
-// them (Paimon's ManifestFileMeta).
+// FileMeta describes one manifest; a manifest list is a sequence of them
+// (Paimon's ManifestFileMeta). A manifest is either a file of its own
+// (Name, Size and CRC) or, with an empty Name, inline: Entries holds it,
+// checked by the snapshot file that holds the list (an inline manifest
+// lives only in an inline list, never in a list file). Size and CRC of an
+// inline manifest are 0.
+//
+// A commit writes its delta and changelog manifests inline when they hold
+// at most MaxInlineEntries entries, and the base list carries them on
+// until they hold more than MaxInlineBaseEntries together (see package
+// commit): a manifest file of a few entries cost every commit a file
+// creation, an fsync and later a deletion, once or twice over (delta and
+// changelog). Paimon always writes manifest files.
 type FileMeta struct {
 	Name       string `avro:"name" json:"name"`
 	Size       int64  `avro:"size" json:"size"`
@@ -86,13 +97,95 @@ type FileMeta struct {
 	NumAdded   int64  `avro:"num_added" json:"numAdded"`
 	NumDeleted int64  `avro:"num_deleted" json:"numDeleted"`
 	SchemaID   int64  `avro:"schema_id" json:"schemaId"`
+	// Entries is the inline manifest, in order; only with an empty Name.
+	// List files (Avro) have no such field.
+	Entries []Entry `avro:"-" json:"entries,omitempty"`
+}
+
+// Inline tells whether m holds its entries itself rather than naming a
+// manifest file.
+func (m FileMeta) Inline() bool { return m.Name == "" }
+
+// MaxInlineEntries is the most entries a commit writes inline as a delta
+// or changelog manifest. An entry takes about 250 bytes of JSON, so an
+// inline manifest adds at most about 8 KB to its snapshot; a commit of a
+// table of up to a few dozen buckets (a file or two per bucket and epoch)
+// stays inline, and a larger one, for which a file's fixed cost matters
+// less, gets a file.
+const MaxInlineEntries = 32
+
+// MaxInlineBaseEntries bounds the entries of the inline manifests a base
+// list carries: a commit whose parent's base and delta manifests hold more
+// inline entries than this writes each run of consecutive inline manifests
+// out as one manifest file. With a delta and a changelog of at most
+// MaxInlineEntries each, a snapshot holds at most about 128 inline entries
+// (some 32 KB; a rollback's base may hold a delta more), and a table whose
+// commits add a few entries each writes a manifest file every dozen or so
+// commits instead of one or two every commit.
+const MaxInlineBaseEntries = 64
+
+// InlineManifest returns the inline FileMeta holding entries (counted) for
+// schema schemaID. entries must not be modified afterwards.
+func InlineManifest(entries []Entry, schemaID int64) FileMeta {
+	meta := FileMeta{SchemaID: schemaID, Entries: entries[:len(entries):len(entries)]}
+	meta.count(entries)
+	return meta
+}
+
+// count sets NumAdded and NumDeleted from entries.
+func (m *FileMeta) count(entries []Entry) {
+	m.NumAdded, m.NumDeleted = 0, 0
+	for _, e := range entries {
+		if e.Kind == Add {
+			m.NumAdded++
+		} else {
+			m.NumDeleted++
+		}
+	}
+}
+
+// CheckInline checks the inline manifests of metas, as a snapshot file
+// holding them is decoded: an inline manifest has entries of a known kind
+// and no size or CRC, a named one no entries. The error names the
+// offending manifest (the caller adds file and table).
+func CheckInline(metas []FileMeta) error {
+	for i, m := range metas {
+		if !m.Inline() {
+			if len(m.Entries) > 0 {
+				return fmt.Errorf("manifest %s is both named and inline", m.Name)
+			}
+			continue
+		}
+		if len(m.Entries) == 0 {
+			return fmt.Errorf("manifest %d of a list is inline but holds no entries", i)
+		}
+		if m.Size != 0 || m.CRC != 0 {
+			return fmt.Errorf("manifest %d of a list is inline but has a size or CRC", i)
+		}
+		for j, e := range m.Entries {
+			if e.Kind != Add && e.Kind != Delete {
+				return fmt.Errorf("inline manifest %d of a list: entry %d has kind %d", i, j, e.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+// HasInline tells whether metas hold an inline manifest.
+func HasInline(metas []FileMeta) bool {
+	for _, m := range metas {
+		if m.Inline() {
+			return true
+		}
+	}
+	return false
 }
 
 // FileRef is a manifest list as a snapshot holds it: either a reference
 // to a list file (its name, size and CRC32C) or, with an empty name, the
 // list itself (Metas, an inline list, checked by the snapshot file's own
-// checksum). The zero FileRef means "no list"; so does an inline list
-// without metas.
+// checksum; its manifests may be inline too, see FileMeta). The zero
+// FileRef means "no list"; so does an inline list without metas.
 //
 // A commit writes its lists inline: a list is small (a commit's base list
 // holds at most a few dozen manifests, see commit's maxBaseManifests) and

@@ -6,7 +6,8 @@
 // A snapshot (snapshot/snapshot-<id>, checked JSON) is an immutable version
 // of a table: its schema id, three manifest lists (base: the files of the
 // previous snapshot; delta: the changes of this commit; changelog: the
-// changelog files of this commit), who made it (commit user and commit
+// changelog files of this commit; each inline or, in older files, a list
+// file, and their small manifests inline too), who made it (commit user and commit
 // identifier, the epoch), its kind (APPEND for written data, COMPACT for a
 // rewrite that changes no row, ROLLBACK), record counts, a watermark and
 // the epoch it completes. Ids are consecutive from 1.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stratadb/strata/internal/base"
 	"github.com/stratadb/strata/table/fileio"
-	"github.com/stratadb/strata/table/manifest"
 )
 
 // Dir is the snapshot directory inside a table directory.
@@ -67,16 +66,8 @@ func (m *Manager) decode(p string, b []byte) (*Snapshot, error) {
 	if err := fileio.DecodeJSON(p, b, s); err != nil {
 		return nil, fmt.Errorf("table %s: %w", m.table, err)
 	}
-	if s.Version != FormatVersion && s.Version != InlineListsVersion {
-		return nil, fmt.Errorf("table %s: snapshot file %s: unknown format version %d: %w", m.table, p, s.Version, base.ErrCorruption)
-	}
-	if s.hasInline() && s.Version != InlineListsVersion {
-		return nil, fmt.Errorf("table %s: snapshot file %s: an inline manifest list in format version %d: %w", m.table, p, s.Version, base.ErrCorruption)
-	}
-	for _, ref := range []manifest.FileRef{s.BaseManifestList, s.DeltaManifestList, s.ChangelogManifestList} {
-		if ref.Name != "" && len(ref.Metas) > 0 {
-			return nil, fmt.Errorf("table %s: snapshot file %s: manifest list %s is both named and inline: %w", m.table, p, ref.Name, base.ErrCorruption)
-		}
+	if err := s.checkFormat(); err != nil {
+		return nil, fmt.Errorf("table %s: snapshot file %s: %v: %w", m.table, p, err, base.ErrCorruption)
 	}
 	return s, nil
 }

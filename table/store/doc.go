@@ -7,7 +7,7 @@
 //
 //	<table>/schema/schema-<id>
 //	<table>/snapshot/snapshot-<id>, LATEST, EARLIEST, COMMITTED-EPOCH
-//	<table>/manifest/manifest-<rand>, manifest-list-<rand> (lists of version-1 snapshots)
+//	<table>/manifest/manifest-<rand> (small ones are inline in snapshots), manifest-list-<rand> (lists of version-1 snapshots)
 //	<table>/bucket-<n>/data-<rand>.parquet, changelog-<rand>.parquet
 //	<table>/tag/tag-<name>, <table>/consumer/consumer-<id>
 //
