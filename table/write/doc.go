@@ -47,6 +47,14 @@
 // one. This is Paimon's lookup producer at epoch granularity: the
 // changelog is exact for every merge engine, and applying it epoch by
 // epoch reproduces the batch read at every snapshot ([changelog-exact]).
+// When every record of the epoch's one new file of a bucket inserts a new
+// key (+I over nothing), the changelog is that file record for record,
+// and the commit names the data file as its changelog file instead of
+// writing a copy ([changelog-shares-data]): a table whose keys only grow,
+// such as an ingested stream of new orders, writes one file an epoch
+// rather than two. Expiration and orphan cleanup count a file referenced
+// either way as referenced (maintain), so it stays while either a data
+// manifest or a changelog manifest of a retained snapshot names it.
 // changelog-producer=input stores the rows as written instead (exact only
 // if the input is a full retract changelog); append tables always use
 // input.
@@ -97,6 +105,11 @@
 //     that started it, so the files it merged and the files it wrote
 //     change places in one snapshot. A failed background compaction fails
 //     the prepare that finds it.
+//   - [changelog-shares-data] a changelog entry may name a data file of
+//     the same epoch and bucket, only when the file's records are the
+//     epoch's exact changelog (every one a +I of a key that had no live
+//     value); its sequence numbers are then the data records', where a
+//     changelog file's own are not read by anything.
 //   - [one-writer-per-bucket] sequence numbers are only unique with a
 //     single writer per bucket; the committer refuses a second writer's
 //     files (commit.Check).
