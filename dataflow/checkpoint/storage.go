@@ -201,7 +201,10 @@ func (s *Storage) ReadSubtask(m *Metadata, vertex string, i int) ([]byte, error)
 // afterwards (Retain).
 func (s *Storage) Commit(m *Metadata) error {
 	m.Version = MetadataVersion
-	data, err := json.MarshalIndent(m, "", "  ")
+	// Compact JSON: indenting cost about 1% of the CPU of a run that
+	// checkpoints six jobs ten times a second, for a file read only at
+	// restore.
+	data, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("checkpoint %d metadata: %w", m.Checkpoint, err)
 	}

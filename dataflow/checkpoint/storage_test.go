@@ -415,7 +415,7 @@ func TestDirectoryWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirMeta := strings.Replace(string(file), `"mode": ""`, `"mode": "from the directory"`, 1)
+	dirMeta := strings.Replace(string(file), `"mode":""`, `"mode":"from the directory"`, 1)
 	if dirMeta == string(file) {
 		t.Fatalf("no mode in %s", file)
 	}
