@@ -144,13 +144,18 @@ func merge(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u merg
 	}
 	var out []manifest.DataFile
 	stats, err := mergetree.MergeRuns(sc.Types(), readers, f, u.DropDeletes, lim, func(blk *record.Block) error {
-		df, err := st.WriteFile(b, "data", sc, blk, int32(u.OutputLevel), base.Epoch(epoch))
+		// Staged (store.StageFile): content durable now, names once the
+		// bucket directory is synced below, before any message names them.
+		df, err := st.StageFile(b, "data", sc, blk, int32(u.OutputLevel), base.Epoch(epoch))
 		if err != nil {
 			return err
 		}
 		out = append(out, df)
 		return nil
 	})
+	if err == nil && len(out) > 0 {
+		err = st.SyncBuckets([]int32{b})
+	}
 	return out, stats, err
 }
 
