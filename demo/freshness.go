@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -45,6 +46,44 @@ type FreshnessResult struct {
 	// adds (its processing, its checkpoint, its table commit, and the
 	// next job's discovery of the commit).
 	Levels []LevelFreshness `json:"levels"`
+	// Series is the measure of each epoch measured, in epoch order. It is
+	// left out of the result's JSON; WriteFreshnessSeries writes it.
+	Series []EpochFreshness `json:"-"`
+}
+
+// EpochFreshness is the freshness of one measured epoch at every level of
+// the topology.
+type EpochFreshness struct {
+	Epoch base.Epoch
+	// StartS is the epoch's start, in seconds after the start of the
+	// first epoch measured.
+	StartS float64
+	// Ms holds, for each table of FreshnessResult.Levels and in that
+	// order, the time in ms from the epoch's start until the table
+	// committed it.
+	Ms []float64
+}
+
+// WriteFreshnessSeries writes res.Series to w as JSON lines, one object an
+// epoch with its epoch, its start_s and, for each table of res.Levels, the
+// table's name followed by _ms: {"epoch":31,"start_s":0.1,"bid_ms":42.3,
+// "t1_ms":120.9,"t2_ms":201.5,"t3_ms":290.2}.
+func WriteFreshnessSeries(w io.Writer, res FreshnessResult) error {
+	var b []byte
+	for _, ef := range res.Series {
+		if len(ef.Ms) != len(res.Levels) {
+			return fmt.Errorf("freshness series: epoch %d has %d levels, the result %d", ef.Epoch, len(ef.Ms), len(res.Levels))
+		}
+		b = fmt.Appendf(b[:0], `{"epoch":%d,"start_s":%s`, ef.Epoch, strconv.FormatFloat(ef.StartS, 'f', 3, 64))
+		for i, l := range res.Levels {
+			b = fmt.Appendf(b, `,%q:%s`, l.Table+"_ms", strconv.FormatFloat(ef.Ms[i], 'f', 3, 64))
+		}
+		b = append(b, "}\n"...)
+		if _, err := w.Write(b); err != nil {
+			return fmt.Errorf("freshness series: %w", err)
+		}
+	}
+	return nil
 }
 
 // LevelFreshness is the time from an epoch's start until one table of the
@@ -117,13 +156,18 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 				if err != nil || c.Epoch <= last[i] {
 					continue
 				}
+				// A view commits an epoch only after each of its
+				// inputs has: the levels below, polled just before,
+				// that missed their commit of it are credited now.
 				now := time.Now()
 				mu.Lock()
-				for ep := last[i] + 1; ep <= c.Epoch; ep++ {
-					seen[i][ep] = now
+				for j := i; j >= 0 && last[j] < c.Epoch; j-- {
+					for ep := last[j] + 1; ep <= c.Epoch; ep++ {
+						seen[j][ep] = now
+					}
+					last[j] = c.Epoch
 				}
 				mu.Unlock()
-				last[i] = c.Epoch
 			}
 		}
 	}()
@@ -157,12 +201,21 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 	if len(measured) == 0 {
 		return res, fmt.Errorf("no epoch became readable in t3 after the warm-up of %v", cfg.Warmup)
 	}
+	slices.Sort(measured)
+	first := starts[measured[0]]
+	for _, ep := range measured {
+		ef := EpochFreshness{Epoch: ep, StartS: starts[ep].Sub(first).Seconds()}
+		for i := range levels {
+			// Every level below t3 committed ep before t3 did (the
+			// poller credits them), so each has its measure.
+			ef.Ms = append(ef.Ms, float64(seen[i][ep].Sub(starts[ep]))/float64(time.Millisecond))
+		}
+		res.Series = append(res.Series, ef)
+	}
 	for i, name := range levels {
 		var lat []float64
-		for _, ep := range measured {
-			if s, ok := seen[i][ep]; ok {
-				lat = append(lat, float64(s.Sub(starts[ep]))/float64(time.Millisecond))
-			}
+		for _, ef := range res.Series {
+			lat = append(lat, ef.Ms[i])
 		}
 		slices.Sort(lat)
 		q := func(p float64) float64 { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }

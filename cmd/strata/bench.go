@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -201,6 +202,7 @@ compacted Parquet files with DuckDB's read_parquet.`,
 
 func newBenchFreshnessCommand() *cobra.Command {
 	var asJSON bool
+	var chart, chartTitle, series string
 	var cfg demo.FreshnessConfig
 	cmd := &cobra.Command{
 		Use:   "freshness",
@@ -209,9 +211,30 @@ func newBenchFreshnessCommand() *cobra.Command {
 100 ms epochs and 100 ms checkpoints, and measures for each epoch the time from
 its start on the epoch clock to the moment the top view t3 committed it, when
 every view can be read at a consistent version that includes it. Prints
-freshness_p50_ms and freshness_p99_ms.`,
+freshness_p50_ms and freshness_p99_ms, and the same for every level (bid, t1,
+t2, t3). --chart draws each measured epoch's freshness at every level over the
+run; --series writes those measures as JSON lines.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if chart != "" {
+				if !strings.EqualFold(filepath.Ext(chart), ".png") {
+					return fmt.Errorf("--chart %q: want a .png file", chart)
+				}
+				if fi, err := os.Stat(filepath.Dir(chart)); err != nil || !fi.IsDir() {
+					return fmt.Errorf("--chart %q: no directory %s", chart, filepath.Dir(chart))
+				}
+			} else if chartTitle != "" {
+				return fmt.Errorf("--chart-title needs --chart")
+			}
+			var seriesFile *os.File
+			if series != "" {
+				f, err := os.Create(series)
+				if err != nil {
+					return fmt.Errorf("--series: %w", err)
+				}
+				defer f.Close()
+				seriesFile = f
+			}
 			ctx, cancel := benchContext()
 			defer cancel()
 			dir, err := os.MkdirTemp("", "strata-freshness-")
@@ -226,6 +249,21 @@ freshness_p50_ms and freshness_p99_ms.`,
 			if err != nil {
 				return err
 			}
+			if seriesFile != nil {
+				if err := demo.WriteFreshnessSeries(seriesFile, res); err != nil {
+					return err
+				}
+				if err := seriesFile.Close(); err != nil {
+					return fmt.Errorf("--series: %w", err)
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "series: %s\n", series)
+			}
+			if chart != "" {
+				if err := demo.WriteFreshnessChart(chart, chartTitle, res); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "chart: %s\n", chart)
+			}
 			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
 				return fmt.Sprintf("%d events at %d/s, %d epochs of %.0f ms measured\nfreshness p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
 					res.Events, res.Rate, res.Epochs, res.EpochIntervalMs, res.P50Ms, res.P99Ms, res.MaxMs)
@@ -238,5 +276,8 @@ freshness_p50_ms and freshness_p99_ms.`,
 	cmd.Flags().DurationVar(&cfg.Warmup, "warmup", 3*time.Second, "how long to run before measuring")
 	cmd.Flags().DurationVar(&cfg.Engine.EpochInterval, "epoch-interval", 100*time.Millisecond, "epoch_interval")
 	cmd.Flags().DurationVar(&cfg.Engine.CheckpointInterval, "checkpoint-interval", 100*time.Millisecond, "checkpoint_interval")
+	cmd.Flags().StringVar(&chart, "chart", "", "write a PNG chart of every measured epoch's freshness per level to this .png file")
+	cmd.Flags().StringVar(&chartTitle, "chart-title", "", "subtitle of the chart (the machine, the run)")
+	cmd.Flags().StringVar(&series, "series", "", "write every measured epoch's freshness per level to this file as JSON lines")
 	return cmd
 }

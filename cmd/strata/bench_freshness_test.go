@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBenchFreshnessChart runs a short freshness bench with --chart and
+// --series: the JSON keeps its keys and leaves the series out, the chart
+// is a PNG and the series file holds one line per measured epoch.
+func TestBenchFreshnessChart(t *testing.T) {
+	dir := t.TempDir()
+	chart, series := filepath.Join(dir, "f.png"), filepath.Join(dir, "f.jsonl")
+	out, err := run(t, "bench", "freshness", "--rate", "2000", "--warmup", "500ms", "--duration", "2500ms",
+		"--json", "--chart", chart, "--chart-title", "test", "--series", series)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var res map[string]any
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "{") {
+			if err := json.Unmarshal([]byte(line), &res); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+		}
+	}
+	for _, k := range []string{"rate", "events", "epochs", "epoch_interval_ms", "freshness_p50_ms", "freshness_p99_ms", "freshness_max_ms", "levels"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("JSON lacks %q: %v", k, res)
+		}
+	}
+	if len(res) != 8 {
+		t.Errorf("JSON has %d keys, want 8: %v", len(res), res)
+	}
+	f, err := os.Open(chart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if img, err := png.Decode(f); err != nil || img.Bounds().Dx() < 500 {
+		t.Fatalf("chart: %v", err)
+	}
+	sf, err := os.Open(series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	var n int
+	for sc := bufio.NewScanner(sf); sc.Scan(); n++ {
+		var m map[string]float64
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m["t3_ms"] < m["bid_ms"] || m["bid_ms"] <= 0 {
+			t.Fatalf("series line %q: %v", sc.Text(), err)
+		}
+	}
+	if epochs := res["epochs"].(float64); n != int(epochs) || n == 0 {
+		t.Fatalf("%d series lines, %v epochs measured", n, epochs)
+	}
+}
+
+// TestBenchFreshnessChartFlags: a chart that cannot be written is refused
+// before the bench runs.
+func TestBenchFreshnessChartFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--chart", filepath.Join(dir, "f.svg")}, `--chart "` + filepath.Join(dir, "f.svg") + `": want a .png file`},
+		{[]string{"--chart", filepath.Join(dir, "none", "f.png")}, "no directory " + filepath.Join(dir, "none")},
+		{[]string{"--chart-title", "x"}, "--chart-title needs --chart"},
+	} {
+		out, err := run(t, append([]string{"bench", "freshness"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q\n%s", c.args, err, c.want, out)
+		}
+	}
+}
