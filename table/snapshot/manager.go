@@ -310,6 +310,18 @@ func (m *Manager) LatestID() (base.SnapshotID, error) {
 // Latest reads the latest snapshot; nil without error if there is none.
 // The snapshot is shared with the other callers of Latest: do not modify
 // it.
+//
+// LatestID probes forward from the highest id this manager has seen, and
+// stops at the first id missing: when the snapshots after that one have
+// been published (through this manager, which does not count them, or
+// elsewhere) and expired since, the id it returns is gone too, and not
+// the latest. So Latest checks that the snapshot it returns still exists
+// (Get does, for a cached one), and looks again from scratch when it does
+// not, without trusting a listing that found the table empty: it was not.
+// Returning the snapshot seen last made a commit build on it and publish
+// the next id, which put-if-absent allowed as that id had expired, so
+// that the commit's snapshot replaced an expired one beside the real
+// latest, which never got the commit's epochs.
 func (m *Manager) Latest() (*Snapshot, error) {
 	for range 8 {
 		id, err := m.LatestID()
@@ -317,13 +329,21 @@ func (m *Manager) Latest() (*Snapshot, error) {
 			return nil, err
 		}
 		if c := m.latest.Load(); c != nil && c.ID == id {
-			return c, nil
+			ok, err := m.exists(id)
+			if err != nil {
+				return nil, fmt.Errorf("table %s: snapshot %d: %w", m.table, id, err)
+			}
+			if ok {
+				return c, nil
+			}
 		}
 		s, err := m.Get(id)
 		if errors.Is(err, base.ErrNotFound) {
-			// Gone: the table was dropped (and maybe created again)
-			// under this handle; look again from scratch.
+			// Gone: expired after snapshots this manager did not see, or
+			// the table was dropped (and maybe created again) under this
+			// handle; look again from scratch.
 			m.known.Store(0)
+			m.listedEmpty.Store(0)
 			continue
 		}
 		if err == nil {
