@@ -215,8 +215,9 @@ func sections(files []manifest.DataFile) [][]manifest.DataFile {
 // an epoch (the demo's auction and person tables, whose keys only grow)
 // would then rewrite its whole newest stretch, up to that size, at every
 // compaction. So a file is kept when it holds at least minUpgradeShare
-// percent of target-file-rows records (Paimon's rule, at its 70%), or
-// when it is larger than 1/upgradeFanIn of the files merged beside it: a
+// percent of target-file-rows records or, on disk, of TargetFileBytes
+// (Paimon's rule, at its 70%), or when it is larger than 1/upgradeFanIn of
+// the files merged beside it: a
 // stretch of small files is merged into one once it outgrows the files
 // around it upgradeFanIn times over, as tiers merge in size-tiered
 // compaction, so a record is rewritten a number of times logarithmic in
@@ -236,12 +237,28 @@ func upgradable(secs [][]manifest.DataFile, dropDeletes bool, targetRows int) []
 		}
 		cands = append(cands, i)
 	}
-	// Largest first: each is kept when it is large beside what stays to
-	// be merged once it and the larger kept files are set aside.
-	sort.SliceStable(cands, func(a, b int) bool { return secs[cands[a]][0].Size > secs[cands[b]][0].Size })
+	// Full files first: they are kept whatever lies beside them (several
+	// of them side by side, a stretch a merge cut at the target size, are
+	// each a small part of the unit, and must not count against each
+	// other). A file of TargetFileBytes in memory is at least 70% of it
+	// on disk only when it compresses little; one that compresses more is
+	// left to the second rule.
+	var small []int
 	for _, i := range cands {
 		f := secs[i][0]
-		if f.Rows*100 >= int64(targetRows)*minUpgradeShare || f.Size*upgradeFanIn > rest-f.Size {
+		if f.Rows*100 >= int64(targetRows)*minUpgradeShare || f.Size*100 >= TargetFileBytes*minUpgradeShare {
+			keep[i] = true
+			rest -= f.Size
+			continue
+		}
+		small = append(small, i)
+	}
+	// Then largest first: each is kept when it is large beside what stays
+	// to be merged once it and the larger kept files are set aside.
+	sort.SliceStable(small, func(a, b int) bool { return secs[small[a]][0].Size > secs[small[b]][0].Size })
+	for _, i := range small {
+		f := secs[i][0]
+		if f.Size*upgradeFanIn > rest-f.Size {
 			keep[i] = true
 			rest -= f.Size
 		}

@@ -266,3 +266,30 @@ func growTable(t *testing.T, target int, upgrade bool) (float64, int) {
 	}
 	return float64(rewritten) / float64(written), len(live)
 }
+
+// TestUpgradableKeepsFullFiles: files of the target size side by side (a
+// stretch a merge cut at TargetFileBytes) are all kept, however many
+// there are beside each other, while the small files beside them are
+// merged; a file below the target size but large beside what is merged is
+// kept too.
+func TestUpgradableKeepsFullFiles(t *testing.T) {
+	full := int64(TargetFileBytes * 8 / 10)
+	var secs [][]manifest.DataFile
+	for i := range 4 {
+		secs = append(secs, []manifest.DataFile{{Name: fmt.Sprint("full", i), Rows: 28000, Size: full, NoRetracts: true}})
+	}
+	secs = append(secs, []manifest.DataFile{{Name: "mid", Rows: 9000, Size: 4 << 20, NoRetracts: true}})
+	for i := range 5 {
+		secs = append(secs, []manifest.DataFile{{Name: fmt.Sprint("small", i), Rows: 600, Size: 250 << 10, NoRetracts: true}})
+	}
+	keep := upgradable(secs, true, 1<<20)
+	var got []string
+	for i, k := range keep {
+		if k {
+			got = append(got, secs[i][0].Name)
+		}
+	}
+	if want := "full0 full1 full2 full3 mid"; strings.Join(got, " ") != want {
+		t.Fatalf("kept %v, want %s", got, want)
+	}
+}
