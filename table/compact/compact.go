@@ -168,6 +168,33 @@ func merge(st *store.Store, sc *schema.Schema, f mergetree.Func, b int32, u merg
 func plan(u mergetree.Unit, targetRows int) (groups [][]manifest.DataFile, kept []manifest.DataFile) {
 	secs := sections(u.Files)
 	keep := upgradable(secs, u.DropDeletes, targetRows)
+	// A budget of bytes merged by one compaction: files that must be
+	// merged (overlapping ones, and ones whose retractions go) count
+	// first, then the files that could be moved, smallest first; past the
+	// budget these are moved rather than merged (a later compaction
+	// merges them), so that a compaction's time stays bounded.
+	var merged int64
+	var movable []int
+	for i, sec := range secs {
+		if keep[i] {
+			continue
+		}
+		if len(sec) == 1 && (!u.DropDeletes || sec[0].NoRetracts) {
+			movable = append(movable, i)
+			continue
+		}
+		for _, f := range sec {
+			merged += f.Size
+		}
+	}
+	sort.SliceStable(movable, func(a, b int) bool { return secs[movable[a]][0].Size < secs[movable[b]][0].Size })
+	for _, i := range movable {
+		if merged >= mergeBudget {
+			keep[i] = true
+			continue
+		}
+		merged += secs[i][0].Size
+	}
 	var g []manifest.DataFile
 	for i, sec := range secs {
 		if keep[i] {
@@ -216,7 +243,7 @@ func sections(files []manifest.DataFile) [][]manifest.DataFile {
 // would then rewrite its whole newest stretch, up to that size, at every
 // compaction. So a file is kept when it holds at least minUpgradeShare
 // percent of target-file-rows records or, on disk, of TargetFileBytes
-// (Paimon's rule, at its 70%), or when it is larger than 1/upgradeFanIn of
+// (Paimon's rule, at a smaller share), or when it is larger than 1/upgradeFanIn of
 // the files merged beside it: a
 // stretch of small files is merged into one once it outgrows the files
 // around it upgradeFanIn times over, as tiers merge in size-tiered
@@ -266,13 +293,23 @@ func upgradable(secs [][]manifest.DataFile, dropDeletes bool, targetRows int) []
 	return keep
 }
 
-// minUpgradeShare is the percentage of target-file-rows records from which
-// a file that overlaps no other input is always upgraded (Paimon keeps
-// files of 70% of target-file-size); upgradeFanIn is how many times its
-// size the files merged beside a smaller one may reach before it is
-// merged with them (upgradable).
+// minUpgradeShare is the percentage of target-file-rows records, or of
+// TargetFileBytes on disk, from which a file that overlaps no other input
+// is always upgraded. Paimon keeps files of 70% of target-file-size; its
+// writers add a file a checkpoint, here a file an epoch, and merging a
+// stretch of such files up to 70% of 16 MiB took up to half a second of a
+// core in the freshness run, so files are final from a quarter (4 MiB).
+// upgradeFanIn is how many times its size the files merged beside a
+// smaller one may reach before it is merged with them (upgradable).
+//
+// mergeBudget is the most bytes (on disk) of files that overlap nothing
+// one compaction merges before it moves the others instead (plan): an
+// auction compaction that merged 25 MB of such files took half a second
+// of a core, beside a stream that commits every 100 ms.
+const mergeBudget = TargetFileBytes / 2
+
 const (
-	minUpgradeShare = 70
+	minUpgradeShare = 25
 	upgradeFanIn    = 3
 )
 

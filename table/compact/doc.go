@@ -40,8 +40,10 @@
 // file an epoch beside the files of earlier epochs, and merging all of
 // them at every compaction rewrote each record about five times in a
 // test where upgrades cut it to two (TestRewriteOfGrowingTableIsLinear).
-// A full compaction (Table with full set) still rewrites every file into
-// one sorted run.
+// A compaction merges at most mergeBudget bytes of such files, smallest
+// first, and moves the others, so that its time stays bounded. A full
+// compaction (Table with full set) still rewrites every file into one
+// sorted run.
 //
 // # Invariants
 //

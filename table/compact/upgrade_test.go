@@ -293,3 +293,53 @@ func TestUpgradableKeepsFullFiles(t *testing.T) {
 		t.Fatalf("kept %v, want %s", got, want)
 	}
 }
+
+// TestPlanKeepsToMergeBudget: past mergeBudget bytes, files that overlap
+// nothing are moved rather than merged, the smallest merged first;
+// overlapping files are merged whatever the budget.
+func TestPlanKeepsToMergeBudget(t *testing.T) {
+	key := func(k int) []byte { return []byte{byte(k >> 8), byte(k)} }
+	var files []manifest.DataFile
+	// Twenty disjoint files of 1 MiB and one of 2 MiB (each a third of the
+	// rest or less, so none is kept by size), then two files that overlap.
+	for i := range 21 {
+		size := int64(1 << 20)
+		if i == 7 {
+			size = 2 << 20
+		}
+		files = append(files, manifest.DataFile{Name: fmt.Sprint("d", i), Rows: 1000, Size: size, NoRetracts: true,
+			MinKey: key(10 * i), MaxKey: key(10*i + 5), Level: 1})
+	}
+	files = append(files,
+		manifest.DataFile{Name: "o1", Rows: 10, Size: 2 << 20, MinKey: key(1000), MaxKey: key(1010), Level: 0},
+		manifest.DataFile{Name: "o2", Rows: 10, Size: 2 << 20, MinKey: key(1005), MaxKey: key(1020), Level: 2})
+	groups, kept := plan(mergetree.Unit{OutputLevel: 5, Files: files}, 1<<20)
+	merged := map[string]bool{}
+	var bytes int64
+	for _, g := range groups {
+		for _, f := range g {
+			merged[f.Name] = true
+			bytes += f.Size
+		}
+	}
+	if !merged["o1"] || !merged["o2"] {
+		t.Fatalf("overlapping files not merged: %v", merged)
+	}
+	if merged["d7"] {
+		t.Fatalf("the largest disjoint file merged before smaller ones: %v", merged)
+	}
+	// The overlapping 4 MiB, then four disjoint files of 1 MiB, fill the
+	// budget; the other 17 move.
+	if bytes != mergeBudget {
+		t.Fatalf("%d bytes merged, budget %d: %v", bytes, mergeBudget, merged)
+	}
+	moved := 0
+	for _, k := range kept {
+		if k.Name != "" {
+			moved++
+		}
+	}
+	if moved != 17 {
+		t.Fatalf("%d files moved, want 17", moved)
+	}
+}
