@@ -64,3 +64,25 @@ func rowsOf(n int, base int64) []types.Row {
 }
 
 func epochOf(e int) base.Epoch { return base.Epoch(e) }
+
+// streamChanges reads the table's changelog from its first snapshot to
+// its latest, in order.
+func streamChanges(t *testing.T, tb *table.Table) []scan.Change {
+	t.Helper()
+	s, err := tb.StreamFrom(scanStart, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out []scan.Change
+	for {
+		b, ok, err := s.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return out
+		}
+		out = append(out, b.Changes...)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/stratadb/strata/table/manifest"
 	"github.com/stratadb/strata/table/snapshot"
 	"github.com/stratadb/strata/table/store"
+	"github.com/stratadb/strata/table/write"
 )
 
 // manifestDir returns the names of the files in the manifest directory of
@@ -93,15 +94,7 @@ func checkClean(t *testing.T, fs fileio.FS, tb *table.Table, when string) {
 // snapshots name (on a local file system, where deleting a directory by
 // mistake fails).
 func TestFewManifestFiles(t *testing.T) {
-	fs, err := fileio.NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb := newTable(t, fs, map[string]string{"bucket": "2"})
-	w, err := tb.NewWriter("job")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs, tb, w := localTable(t)
 	const commits = 100
 	for e := 1; e <= commits; e++ {
 		commitEpoch(t, tb, w, epochOf(e), rowsOf(3, int64(e*10))...)
@@ -150,27 +143,13 @@ func TestFewManifestFiles(t *testing.T) {
 	}
 	// The changelog, read from inline changelog manifests: every row
 	// inserted once.
-	stream, err := tb.StreamFrom(scanStart, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	inserts := 0
-	for {
-		b, ok, err := stream.Next()
-		if err != nil {
-			t.Fatal(err)
+	for _, c := range streamChanges(t, tb) {
+		if c.Kind.String() != "+I" {
+			t.Fatalf("changelog holds %s", c.Kind)
 		}
-		if !ok {
-			break
-		}
-		for _, c := range b.Changes {
-			if c.Kind.String() != "+I" {
-				t.Fatalf("changelog holds %s", c.Kind)
-			}
-			inserts++
-		}
+		inserts++
 	}
-	stream.Close()
 	if inserts != 3*commits {
 		t.Fatalf("changelog of %d commits holds %d inserts", commits, inserts)
 	}
@@ -209,15 +188,7 @@ func TestFewManifestFiles(t *testing.T) {
 // expires to exactly the files its retained snapshots and tags name; tags
 // of each version roll back.
 func TestManifestFormatsMixed(t *testing.T) {
-	fs, err := fileio.NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb := newTable(t, fs, map[string]string{"bucket": "2"})
-	w, err := tb.NewWriter("job")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fs, tb, w := localTable(t)
 	for e := 1; e <= 3; e++ {
 		commitEpoch(t, tb, w, epochOf(e), rowsOf(4, int64(e*10))...)
 	}
@@ -238,7 +209,7 @@ func TestManifestFormatsMixed(t *testing.T) {
 	if len(manifestDir(t, fs)) == 0 {
 		t.Fatal("the older snapshots wrote no manifest file")
 	}
-	tb, err = table.Open(fs, "wh/db/t")
+	tb, err := table.Open(fs, "wh/db/t")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,4 +325,20 @@ func TestManifestFormatsMixed(t *testing.T) {
 	if got := mustRead(t, fresh); got != final {
 		t.Fatalf("at the end\n%s\nwant\n%s", got, final)
 	}
+}
+
+// localTable creates a table of two buckets on a local directory (where
+// deleting a directory by mistake fails) and a writer for it.
+func localTable(t *testing.T) (fileio.FS, *table.Table, *write.Writer) {
+	t.Helper()
+	fs, err := fileio.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := newTable(t, fs, map[string]string{"bucket": "2"})
+	w, err := tb.NewWriter("job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs, tb, w
 }

@@ -134,25 +134,12 @@ func TestChangelogSharesDataFile(t *testing.T) {
 	if data, cl = names(ids[0]); len(data) != 1 || !slices.Equal(data, cl) {
 		t.Fatalf("a second insert-only epoch: data %v, changelog %v", data, cl)
 	}
-	s, err := tb.StreamFrom(scanStart, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	kinds := map[types.RowKind]int{}
 	var updated string
-	for {
-		b, ok, err := s.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
-		}
-		for _, c := range b.Changes {
-			kinds[c.Kind]++
-			if c.Kind == types.UpdateAfter {
-				updated = c.Row.String()
-			}
+	for _, c := range streamChanges(t, tb) {
+		kinds[c.Kind]++
+		if c.Kind == types.UpdateAfter {
+			updated = c.Row.String()
 		}
 	}
 	if kinds[types.Insert] != 61 || kinds[types.UpdateBefore] != 1 || kinds[types.UpdateAfter] != 1 || updated != "(3, 30, thirty)" || len(kinds) != 3 {
