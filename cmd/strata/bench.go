@@ -212,16 +212,32 @@ func newBenchFreshnessCommand() *cobra.Command {
 its start on the epoch clock to the moment the top view t3 committed it, when
 every view can be read at a consistent version that includes it. Prints
 freshness_p50_ms and freshness_p99_ms, and the same for every level (bid, t1,
-t2, t3). --chart draws each measured epoch's freshness at every level over the
+t2, t3). --epoch-interval and --checkpoint-interval change the 100 ms. --chart
+draws each measured epoch's freshness at every level over the
 run; --series writes those measures as JSON lines.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case cfg.Rate == 0:
+				return fmt.Errorf("--rate 0: the rate must be at least 1 event/s")
+			case cfg.Duration <= 0:
+				return fmt.Errorf("--duration %v: the measured time must be positive", cfg.Duration)
+			case cfg.Warmup < 0:
+				return fmt.Errorf("--warmup %v: the warm-up cannot be negative", cfg.Warmup)
+			case cfg.Engine.EpochInterval <= 0:
+				return fmt.Errorf("--epoch-interval %v: must be positive", cfg.Engine.EpochInterval)
+			case cfg.Engine.CheckpointInterval <= 0:
+				return fmt.Errorf("--checkpoint-interval %v: must be positive", cfg.Engine.CheckpointInterval)
+			}
 			if chart != "" {
 				if !strings.EqualFold(filepath.Ext(chart), ".png") {
 					return fmt.Errorf("--chart %q: want a .png file", chart)
 				}
 				if fi, err := os.Stat(filepath.Dir(chart)); err != nil || !fi.IsDir() {
 					return fmt.Errorf("--chart %q: no directory %s", chart, filepath.Dir(chart))
+				}
+				if fi, err := os.Stat(chart); err == nil && fi.IsDir() {
+					return fmt.Errorf("--chart %q: is a directory", chart)
 				}
 			} else if chartTitle != "" {
 				return fmt.Errorf("--chart-title needs --chart")
@@ -249,6 +265,18 @@ run; --series writes those measures as JSON lines.`,
 			if err != nil {
 				return err
 			}
+			// The figures first: a chart or series that fails to write
+			// loses none of them.
+			if err := printResult(cmd.OutOrStdout(), asJSON, res, func() string {
+				var levels []string
+				for _, l := range res.Levels {
+					levels = append(levels, fmt.Sprintf("%s %.0f/%.0f", l.Table, l.P50Ms, l.P99Ms))
+				}
+				return fmt.Sprintf("%d events at %d/s, %d epochs of %.0f ms measured\nfreshness p50 %.0f ms, p99 %.0f ms, max %.0f ms\nper level, p50/p99 ms: %s\n",
+					res.Events, res.Rate, res.Epochs, res.EpochIntervalMs, res.P50Ms, res.P99Ms, res.MaxMs, strings.Join(levels, ", "))
+			}); err != nil {
+				return err
+			}
 			if seriesFile != nil {
 				if err := demo.WriteFreshnessSeries(seriesFile, res); err != nil {
 					return err
@@ -264,10 +292,7 @@ run; --series writes those measures as JSON lines.`,
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "chart: %s\n", chart)
 			}
-			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
-				return fmt.Sprintf("%d events at %d/s, %d epochs of %.0f ms measured\nfreshness p50 %.0f ms, p99 %.0f ms, max %.0f ms\n",
-					res.Events, res.Rate, res.Epochs, res.EpochIntervalMs, res.P50Ms, res.P99Ms, res.MaxMs)
-			})
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")

@@ -66,6 +66,11 @@ func TestBenchFreshnessChart(t *testing.T) {
 // before the bench runs.
 func TestBenchFreshnessChartFlags(t *testing.T) {
 	dir := t.TempDir()
+	// A chart path that is a directory.
+	pngDir := filepath.Join(dir, "out.png")
+	if err := os.Mkdir(pngDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -73,6 +78,12 @@ func TestBenchFreshnessChartFlags(t *testing.T) {
 		{[]string{"--chart", filepath.Join(dir, "f.svg")}, `--chart "` + filepath.Join(dir, "f.svg") + `": want a .png file`},
 		{[]string{"--chart", filepath.Join(dir, "none", "f.png")}, "no directory " + filepath.Join(dir, "none")},
 		{[]string{"--chart-title", "x"}, "--chart-title needs --chart"},
+		{[]string{"--chart", pngDir}, `--chart "` + pngDir + `": is a directory`},
+		{[]string{"--rate", "0"}, "--rate 0: the rate must be at least 1 event/s"},
+		{[]string{"--duration", "0s"}, "--duration 0s: the measured time must be positive"},
+		{[]string{"--duration", "-1s"}, "--duration -1s: the measured time must be positive"},
+		{[]string{"--warmup", "-1s"}, "--warmup -1s: the warm-up cannot be negative"},
+		{[]string{"--epoch-interval", "0s"}, "--epoch-interval 0s: must be positive"},
 	} {
 		out, err := run(t, append([]string{"bench", "freshness"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
