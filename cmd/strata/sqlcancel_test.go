@@ -73,6 +73,13 @@ func TestSQLCommandCtrlC(t *testing.T) {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
+			// The first result is printed before the statement is over
+			// on the client's side: a Ctrl-C in that gap cancels
+			// nothing and stops the script before pg_sleep, with no
+			// error to print (seen once in CI, on a loaded machine).
+			// pg_sleep lasts 30 s, so a moment's wait puts the Ctrl-C
+			// inside it.
+			time.Sleep(300 * time.Millisecond)
 			// Ctrl-C until a cancel request is sent: one that comes
 			// before pg_sleep starts finds nothing running.
 			var err error
