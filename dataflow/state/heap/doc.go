@@ -60,12 +60,22 @@
 // outweigh it (maplog.go, invariant map-changelog). A join's state, most
 // of it map entries, thus costs its changes per checkpoint, not its size.
 //
+// # Incremental slot tables
+//
+// The live slots are written the same way from slotInline (4096) entries
+// up (slotlog.go, invariant slot-changelog): a base file listing every
+// slot, then change records of the slots added, set or removed since, so
+// that a keyed aggregation of many groups, checkpointed every 100 ms,
+// writes the slots it changed rather than its whole slot table.
+//
 // Handle formats: version 2 (without such storage; Restore also reads
 // version 1, which had no value section and kept empty user keys among
-// the namespace entries), version 3 (still read) and version 4, which is
-// version 3 with the map section replaced by the map part of maplog.go
-// (an inline map section, or a base file, change files and a tail of
-// change records):
+// the namespace entries), version 3 and version 4 (still read) and version
+// 5: version 4 is version 3 with the map section replaced by the map part
+// of maplog.go (an inline map section, or a base file, change files and a
+// tail of change records), and version 5 is version 4 with the slot list
+// replaced by the slot section of slotlog.go (1 and the list, or 0, a
+// base file, change files and a tail of change records):
 //
 //	v2: version:1 maps nvalues:uvarint (len:uvarint ns len:uvarint value)*
 //	v3: version:1 maps nfiles:uvarint (len:uvarint name size:uvarint crc32c:4)*

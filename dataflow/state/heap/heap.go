@@ -23,6 +23,10 @@ const (
 	// formatMapLog (version 4) is version 3 with the map section written
 	// incrementally, as a base and change records (maplog.go).
 	formatMapLog = 4
+	// formatSlotLog (version 5) is version 4 with a slot section that
+	// lists the value entries whole or as a base file and change records
+	// (slotlog.go).
+	formatSlotLog = 5
 )
 
 // Backend is the heap state backend. The zero value is not usable; call
@@ -46,6 +50,8 @@ type Backend struct {
 	seq    uint64
 	// mlog logs the changes of m for incremental snapshots (maplog.go).
 	mlog mapLog
+	// stab is the incremental slot table of format version 5 (slotlog.go).
+	stab slotTable
 }
 
 func (b *Backend) sizeHint() int { return b.lastSize + b.lastSize/8 + 64 }
@@ -164,7 +170,7 @@ func (b *Backend) Snapshot(id base.CheckpointID, files state.SnapshotFiles) (sta
 func (b *Backend) SnapshotAsync(_ base.CheckpointID, files state.SnapshotFiles) (state.Snapshot, error) {
 	sb, shared := files.(state.SharedBytes)
 	if shared {
-		out, maps := b.mapSection([]byte{formatMapLog})
+		out, maps := b.mapSection([]byte{formatSlotLog})
 		sn := b.snapshotShared(out, sb)
 		for _, f := range maps {
 			sn.Shared = append(sn.Shared, f.name)
@@ -207,12 +213,12 @@ func Restore(handle []byte, files state.SnapshotFiles) (*Backend, error) {
 	bad := func(what string) error {
 		return fmt.Errorf("heap state handle: %s: %w", what, base.ErrCorruption)
 	}
-	if len(handle) < 1 || handle[0] < formatV1 || handle[0] > formatMapLog {
+	if len(handle) < 1 || handle[0] < formatV1 || handle[0] > formatSlotLog {
 		return nil, bad("missing or unknown version")
 	}
 	p := handle[1:]
 	b := New()
-	if handle[0] == formatMapLog {
+	if handle[0] >= formatMapLog {
 		var err error
 		if p, err = b.restoreMaps(p, files); err != nil {
 			return nil, err
@@ -229,9 +235,9 @@ func Restore(handle []byte, files state.SnapshotFiles) (*Backend, error) {
 		if p, err = b.restoreValues(p); err != nil {
 			return nil, err
 		}
-	case formatShared, formatMapLog:
+	case formatShared, formatMapLog, formatSlotLog:
 		var err error
-		if p, err = b.restoreShared(p, files); err != nil {
+		if p, err = b.restoreShared(p, files, handle[0]); err != nil {
 			return nil, err
 		}
 	}

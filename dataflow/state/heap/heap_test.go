@@ -62,8 +62,8 @@ func TestSuiteSharedFiles(t *testing.T) {
 	statetest.Run(t, statetest.Factory{
 		New: func(*testing.T) state.Backend { return New() },
 		Restore: func(t *testing.T, h []byte, f state.SnapshotFiles) state.Backend {
-			if h[0] != formatMapLog {
-				t.Fatalf("handle of version %d, want %d", h[0], formatMapLog)
+			if h[0] != formatSlotLog {
+				t.Fatalf("handle of version %d, want %d", h[0], formatSlotLog)
 			}
 			b, err := Restore(h, f)
 			if err != nil {

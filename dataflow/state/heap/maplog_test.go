@@ -110,8 +110,8 @@ func TestMapSnapshotsAreIncremental(t *testing.T) {
 				written += size
 			}
 		}
-		if h[0] != formatMapLog {
-			t.Fatalf("handle of version %d, want %d", h[0], formatMapLog)
+		if h[0] != formatSlotLog {
+			t.Fatalf("handle of version %d, want %d", h[0], formatSlotLog)
 		}
 		if id < 60 && len(h) > int(baseSize)/4 {
 			t.Fatalf("snapshot %d: handle of %d bytes against a base of %d", id, len(h), baseSize)

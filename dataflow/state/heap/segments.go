@@ -95,63 +95,58 @@ func (b *Backend) newSegment(start, end int) *segment {
 }
 
 // snapshotShared is SnapshotAsync for storage that takes shared files from
-// memory (format version 3): maps is the encoded map section, the value
-// arena goes to shared files, the handle lists them and the live slots.
+// memory (format version 5): maps is the encoded map section, the value
+// arena goes to shared files, and the handle lists them and the live
+// slots, whole or as a base file and changes (slotlog.go).
 func (b *Backend) snapshotShared(maps []byte, files state.SharedBytes) state.Snapshot {
-	f := b.v.freeze()
-	segs := b.segmentsFor(len(f.arena))
+	arena := b.v.arena
+	segs := b.segmentsFor(len(arena))
+	slots := b.slotSection()
 	names := make([]string, len(segs))
 	for i, s := range segs {
 		names[i] = s.name
 	}
+	names = append(names, slots.names()...)
 	upload := func() error {
 		for _, s := range segs {
 			if s.uploaded.Load() {
 				continue
 			}
-			s.checksum(f.arena)
-			if err := files.WriteSharedBytes(s.name, f.arena[s.start:s.end]); err != nil {
+			s.checksum(arena)
+			if err := files.WriteSharedBytes(s.name, arena[s.start:s.end]); err != nil {
 				return fmt.Errorf("heap state arena file %s: %w", s.name, err)
 			}
 			s.uploaded.Store(true)
 		}
-		return nil
+		return slots.upload(files)
 	}
 	covered := 0
 	if len(segs) > 0 {
 		covered = segs[len(segs)-1].end
 	}
 	encode := func() ([]byte, error) {
-		tail := f.arena[covered:]
-		h := slices.Grow(maps, 32+len(segs)*40+len(tail)+len(f.slots)*4*binary.MaxVarintLen32)
+		tail := arena[covered:]
+		h := slices.Grow(maps, 64+len(segs)*40+len(tail)+len(slots.inline)*4*binary.MaxVarintLen32+len(slots.tail))
 		h = binary.AppendUvarint(h, uint64(len(segs)))
 		for _, s := range segs {
 			h = binary.AppendUvarint(h, uint64(len(s.name)))
 			h = append(h, s.name...)
 			h = binary.AppendUvarint(h, uint64(s.end-s.start))
-			h = binary.LittleEndian.AppendUint32(h, s.checksum(f.arena))
+			h = binary.LittleEndian.AppendUint32(h, s.checksum(arena))
 		}
 		h = binary.AppendUvarint(h, uint64(len(tail)))
 		h = append(h, tail...)
-		h = binary.AppendUvarint(h, uint64(len(f.slots)))
-		for i := range f.slots {
-			s := &f.slots[i]
-			h = binary.AppendUvarint(h, uint64(s.off))
-			h = binary.AppendUvarint(h, uint64(s.nsLen))
-			h = binary.AppendUvarint(h, uint64(s.voff))
-			h = binary.AppendUvarint(h, uint64(s.vLen))
-		}
-		return h, nil
+		return slots.appendTo(h), nil
 	}
 	return state.Snapshot{Shared: names, Upload: upload, Encode: encode}
 }
 
-// restoreShared reads the value section of a version 3 handle from p: the
-// arena files, read into one buffer by every core at once and checked, the
-// tail the handle carries, and
-// the live slots, hashed on every core and placed in a table sized for
-// them. It returns what is left of p.
-func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles) ([]byte, error) {
+// restoreShared reads the value section of a version 3, 4 or 5 handle
+// from p: the arena files, read into one buffer by every core at once and
+// checked, the tail the handle carries, and the live slots (in version 5
+// perhaps a base file and change records, slotlog.go), hashed on every
+// core and placed in a table sized for them. It returns what is left of p.
+func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles, version byte) ([]byte, error) {
 	bad := func(what string) error {
 		return fmt.Errorf("heap state handle: %s: %w", what, base.ErrCorruption)
 	}
@@ -196,31 +191,42 @@ func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles) ([]byte, error
 	p = p[n:]
 	files := total
 	total += len(tail)
-	nv, ok := uv()
-	if !ok || nv > uint64(len(p))/4 {
-		return nil, bad("value count")
-	}
-	entries := make([]slot, nv)
-	live := 0
-	for i := range entries {
-		off, ok1 := uv()
-		nsLen, ok2 := uv()
-		voff, ok3 := uv()
-		vLen, ok4 := uv()
-		within := func(o, n uint64) bool { return o <= uint64(total) && n <= uint64(total)-o && n <= 1<<32-1 }
-		if !ok1 || !ok2 || !ok3 || !ok4 || !within(off, nsLen) || !within(voff, vLen) {
-			return nil, bad("value entry")
+	var refs slotRefs
+	logged := false
+	if version >= formatSlotLog {
+		if len(p) < 1 || p[0] > 1 {
+			return nil, bad("slot section kind")
 		}
-		entries[i] = slot{off: int(off), voff: int(voff), nsLen: uint32(nsLen), vLen: uint32(vLen)}
-		live += int(nsLen + vLen)
+		logged = p[0] == 0
+		p = p[1:]
+	}
+	var entries []slot
+	var live int
+	var err error
+	if logged {
+		if refs, p, err = parseSlotRefs(p); err != nil {
+			return nil, err
+		}
+	} else if entries, live, p, err = decodeSlots(p, total); err != nil {
+		return nil, err
 	}
 	if len(p) != 0 {
 		// Checked before any file is read.
 		return nil, bad(fmt.Sprintf("%d trailing bytes", len(p)))
 	}
 	sb, ok := sf.(state.SharedBytes)
-	if !ok && nseg > 0 {
-		return nil, fmt.Errorf("heap state handle references %d arena files and the checkpoint storage given cannot read them: %w", nseg, base.ErrInvalidArgument)
+	if !ok && (nseg > 0 || logged) {
+		return nil, fmt.Errorf("heap state handle references %d arena files and the checkpoint storage given cannot read them: %w", nseg+uint64(len(refs.changes)), base.ErrInvalidArgument)
+	}
+	if logged {
+		data, err := readChecked(sb, refs.base, "slot")
+		if err != nil {
+			return nil, err
+		}
+		var rest []byte
+		if entries, _, rest, err = decodeSlots(data, total); err != nil || len(rest) != 0 {
+			return nil, fmt.Errorf("heap state slot file %s: damaged: %w", refs.base.name, base.ErrCorruption)
+		}
 	}
 	// Entries by the file their namespace starts in (a counting sort), so
 	// that each is hashed right after its file is read; those that run
@@ -257,7 +263,7 @@ func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles) ([]byte, error
 			}
 		}
 	}
-	err := parallel(len(segs), func(i int) error {
+	err = parallel(len(segs), func(i int) error {
 		s := segs[i]
 		dst := arena[s.start:s.end]
 		if err := sb.ReadSharedBytes(s.name, dst); err != nil {
@@ -277,9 +283,21 @@ func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles) ([]byte, error
 			e.hash = b.v.hash(e.ns(arena))
 		}
 	}
-	if err := b.v.restoreHashed(arena, entries, total-live); err != nil {
+	if err := b.v.restoreHashed(arena, entries, 0); err != nil {
 		return nil, err
 	}
+	if logged {
+		if err := b.replaySlots(sb, refs, len(entries)); err != nil {
+			return nil, err
+		}
+		live = 0
+		for i := range b.v.slots {
+			if s := &b.v.slots[i]; s.hash != 0 {
+				live += int(s.nsLen) + int(s.vLen)
+			}
+		}
+	}
+	b.v.garbage = total - live
 	b.segs, b.segGen = segs, b.v.gen
 	return p, nil
 }

@@ -38,6 +38,9 @@ type values struct {
 	// gen counts compactions: a new arena is a new generation, whose
 	// bytes no earlier snapshot's arena files hold.
 	gen uint64
+	// log records the entries changed since the last snapshot while an
+	// incremental slot table is kept (slotlog.go).
+	log slotChanges
 }
 
 // slot is one entry: the namespace at arena[off:off+nsLen], the value at
@@ -104,6 +107,7 @@ func (t *values) set(ns, v []byte) {
 	i, ok := t.find(ns, h)
 	s := &t.slots[i]
 	if ok {
+		t.log.changed(s)
 		t.garbage += int(s.vLen)
 		s.voff, s.vLen = len(t.arena), uint32(len(v))
 		t.arena = append(t.arena, v...)
@@ -111,6 +115,7 @@ func (t *values) set(ns, v []byte) {
 		t.n++
 		*s = slot{hash: h, off: len(t.arena), voff: len(t.arena) + len(ns), nsLen: uint32(len(ns)), vLen: uint32(len(v))}
 		t.arena = append(append(t.arena, ns...), v...)
+		t.log.added(s)
 	}
 	t.maybeCompact()
 }
@@ -125,6 +130,13 @@ func (t *values) del(ns []byte) {
 	if !ok {
 		return
 	}
+	t.log.del(&t.slots[i])
+	t.removeAt(i)
+	t.maybeCompact()
+}
+
+// removeAt empties used slot i (backward-shift deletion).
+func (t *values) removeAt(i int) {
 	t.garbage += int(t.slots[i].nsLen) + int(t.slots[i].vLen)
 	t.n--
 	mask := len(t.slots) - 1
@@ -134,7 +146,6 @@ func (t *values) del(ns []byte) {
 		for {
 			j = (j + 1) & mask
 			if t.slots[j].hash == 0 {
-				t.maybeCompact()
 				return
 			}
 			// The entry at j stays unless its home slot k lies
@@ -203,6 +214,7 @@ func (t *values) maybeCompact() {
 	}
 	t.arena, t.garbage = na, 0
 	t.gen++
+	t.log.stop()
 }
 
 // restore makes the table hold entries, whose namespaces and values lie in
