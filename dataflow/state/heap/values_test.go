@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -113,5 +114,77 @@ func TestRewriteKeepsNamespace(t *testing.T) {
 	}
 	if got, ok := v.get(ns); !ok || string(got) != "three" {
 		t.Fatalf("get = %q,%v", got, ok)
+	}
+}
+
+// TestArenaGrowsIntoPreparedBuffer: once the arena is three quarters full
+// its next buffer is prepared on another goroutine, and growing takes it
+// (no copy into fresh memory) with every value intact.
+func TestArenaGrowsIntoPreparedBuffer(t *testing.T) {
+	defer func(a, b int) { prefaultFrom, prefaultTo = a, b }(prefaultFrom, prefaultTo)
+	prefaultFrom, prefaultTo = 1<<12, 1<<30
+	v := newValues()
+	val := bytes.Repeat([]byte("v"), 100)
+	taken := 0
+	for i := range 20000 {
+		before := cap(v.arena)
+		spare := v.spare.Load()
+		v.set(fmt.Appendf(nil, "ns-%05d", i), val)
+		if cap(v.arena) != before && spare != nil && cap(v.arena) == cap(*spare) {
+			taken++
+		}
+		if i%100 == 0 {
+			// Give the preparing goroutine a chance on a busy machine.
+			for v.preparing.Load() {
+				runtime.Gosched()
+			}
+		}
+	}
+	if taken == 0 {
+		t.Fatalf("the arena grew to %d bytes without taking a prepared buffer", cap(v.arena))
+	}
+	for i := range 20000 {
+		got, ok := v.get(fmt.Appendf(nil, "ns-%05d", i))
+		if !ok || !bytes.Equal(got, val) {
+			t.Fatalf("ns-%05d = %q,%v", i, got, ok)
+		}
+	}
+	t.Logf("%d growths into prepared buffers, arena %d of %d bytes", taken, len(v.arena), cap(v.arena))
+}
+
+// TestCompactionTakesPreparedBuffer: once garbage is a quarter of the
+// arena a buffer for its compaction is prepared, and the compaction copies
+// the live entries into it.
+func TestCompactionTakesPreparedBuffer(t *testing.T) {
+	defer func(a, b int) { prefaultFrom, prefaultTo = a, b }(prefaultFrom, prefaultTo)
+	prefaultFrom, prefaultTo = 1<<12, 1<<30
+	v := newValues()
+	val := bytes.Repeat([]byte("v"), 100)
+	for i := range 20000 {
+		v.set(fmt.Appendf(nil, "ns-%05d", i), val)
+	}
+	for v.preparing.Load() {
+		runtime.Gosched()
+	}
+	v.spare.Store(nil) // one prepared for growth
+	gen := v.gen
+	var spare []byte
+	for i := 0; v.gen == gen; i++ {
+		if p := v.spare.Load(); p != nil {
+			spare = *p
+		}
+		v.del(fmt.Appendf(nil, "ns-%05d", i))
+		for v.preparing.Load() {
+			runtime.Gosched()
+		}
+	}
+	if spare == nil || cap(v.arena) != cap(spare) || &v.arena[:1][0] != &spare[:1][0] {
+		t.Fatalf("the compaction did not take the prepared buffer (arena cap %d, spare cap %d)", cap(v.arena), cap(spare))
+	}
+	for i := range 20000 {
+		got, ok := v.get(fmt.Appendf(nil, "ns-%05d", i))
+		if deleted := i < 20000-v.n; ok == deleted || (ok && !bytes.Equal(got, val)) {
+			t.Fatalf("ns-%05d = %q,%v after the compaction", i, got, ok)
+		}
 	}
 }
