@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -557,6 +558,9 @@ func (f *SharedFiles) count(n int64) {
 
 // WriteShared copies localPath in as shared file name unless it exists.
 func (f *SharedFiles) WriteShared(name, localPath string) (int64, error) {
+	if err := checkSharedName(name, base.ErrInvalidArgument); err != nil {
+		return 0, err
+	}
 	dir := join(f.s.root, sharedDir)
 	dst := join(dir, name)
 	if ok, err := f.s.fs.Exists(dst); err != nil || ok {
@@ -581,6 +585,9 @@ func (f *SharedFiles) WriteShared(name, localPath string) (int64, error) {
 // (state.SharedBytes): a temporary file, fsynced, renamed into place, the
 // directory fsynced.
 func (f *SharedFiles) WriteSharedBytes(name string, data []byte) error {
+	if err := checkSharedName(name, base.ErrInvalidArgument); err != nil {
+		return err
+	}
 	dir := join(f.s.root, sharedDir)
 	dst := join(dir, name)
 	if ok, err := f.s.fs.Exists(dst); err != nil || ok {
@@ -602,6 +609,9 @@ func (f *SharedFiles) WriteSharedBytes(name string, data []byte) error {
 
 // ReadSharedBytes fills dst with shared file name (state.SharedBytes).
 func (f *SharedFiles) ReadSharedBytes(name string, dst []byte) error {
+	if err := checkSharedName(name, base.ErrCorruption); err != nil {
+		return err
+	}
 	if err := f.s.fs.ReadFileInto(join(f.s.root, sharedDir, name), dst); err != nil {
 		return fmt.Errorf("shared file %s: %w", name, err)
 	}
@@ -625,8 +635,35 @@ func (s *Storage) Size(m *Metadata) (int64, error) {
 	return n, nil
 }
 
+// SharedSize returns the size of shared file name (state.SharedSizer).
+func (f *SharedFiles) SharedSize(name string) (int64, error) {
+	if err := checkSharedName(name, base.ErrCorruption); err != nil {
+		return 0, err
+	}
+	n, err := f.s.fs.Size(join(f.s.root, sharedDir, name))
+	if err != nil {
+		return 0, fmt.Errorf("shared file %s: %w", name, err)
+	}
+	return n, nil
+}
+
+// checkSharedName refuses a shared file name that is not a plain name in
+// the shared directory (empty, ".", "..", or with a separator or a NUL
+// byte), which would read or write outside it; the error wraps kind:
+// base.ErrCorruption for a name read from a state handle,
+// base.ErrInvalidArgument for one a backend chose.
+func checkSharedName(name string, kind error) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return fmt.Errorf("shared file name %q is not a plain file name: %w", name, kind)
+	}
+	return nil
+}
+
 // ReadShared copies shared file name to localPath.
 func (f *SharedFiles) ReadShared(name, localPath string) error {
+	if err := checkSharedName(name, base.ErrCorruption); err != nil {
+		return err
+	}
 	_, err := f.s.fs.CopyOut(join(f.s.root, sharedDir, name), localPath)
 	if err != nil {
 		return fmt.Errorf("shared file %s: %w", name, err)

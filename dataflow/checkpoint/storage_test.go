@@ -560,3 +560,34 @@ func TestRetentionRetriesFailedDeletion(t *testing.T) {
 		t.Fatalf("root holds %q, want checkpoint 3 alone", got)
 	}
 }
+
+// TestSharedFileNamesChecked: a shared file name that is not a plain name
+// in the shared directory is refused (as corrupt when read from a handle,
+// as invalid when a backend writes it), and SharedSize gives a stored
+// file's size.
+func TestSharedFileNamesChecked(t *testing.T) {
+	sf := NewStorage(OSFS{}, t.TempDir(), 1).Shared()
+	if err := sf.WriteSharedBytes("heap-1-1.arena", []byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := sf.SharedSize("heap-1-1.arena"); err != nil || n != 3 {
+		t.Fatalf("SharedSize = %d, %v; want 3", n, err)
+	}
+	if _, err := sf.SharedSize("missing"); !errors.Is(err, base.ErrNotFound) {
+		t.Errorf("SharedSize of a missing file: %v, want not found", err)
+	}
+	for _, name := range []string{"", ".", "..", "../x", "/etc/hostname", "a\\b", "a\x00b"} {
+		if err := sf.ReadSharedBytes(name, make([]byte, 3)); !errors.Is(err, base.ErrCorruption) {
+			t.Errorf("ReadSharedBytes(%q): %v, want corruption", name, err)
+		}
+		if _, err := sf.SharedSize(name); !errors.Is(err, base.ErrCorruption) {
+			t.Errorf("SharedSize(%q): %v, want corruption", name, err)
+		}
+		if err := sf.ReadShared(name, filepath.Join(t.TempDir(), "out")); !errors.Is(err, base.ErrCorruption) {
+			t.Errorf("ReadShared(%q): %v, want corruption", name, err)
+		}
+		if err := sf.WriteSharedBytes(name, []byte("x")); !errors.Is(err, base.ErrInvalidArgument) {
+			t.Errorf("WriteSharedBytes(%q): %v, want invalid argument", name, err)
+		}
+	}
+}

@@ -84,3 +84,13 @@ type SharedBytes interface {
 	// may be called from several goroutines at once.
 	ReadSharedBytes(name string, dst []byte) error
 }
+
+// SharedSizer is implemented by SnapshotFiles that can tell a shared file's
+// size without reading it, so that a restore checks the sizes a handle
+// gives before it allocates buffers for them: a damaged handle could give
+// terabytes.
+type SharedSizer interface {
+	// SharedSize returns the size in bytes of shared file name; a missing
+	// file gives an error wrapping base.ErrNotFound.
+	SharedSize(name string) (int64, error)
+}

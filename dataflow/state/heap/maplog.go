@@ -336,16 +336,7 @@ func (b *Backend) restoreMaps(p []byte, sf state.SnapshotFiles) ([]byte, error) 
 	if !ok {
 		return nil, fmt.Errorf("heap state handle references map files and the checkpoint storage given cannot read them: %w", base.ErrInvalidArgument)
 	}
-	read := func(f *mapFile) ([]byte, error) {
-		data := make([]byte, f.size)
-		if err := sb.ReadSharedBytes(f.name, data); err != nil {
-			return nil, fmt.Errorf("heap state map file %s: %w", f.name, err)
-		}
-		if crc32.Checksum(data, castagnoli) != f.crc {
-			return nil, fmt.Errorf("heap state map file %s: %w", f.name, base.ErrChecksum)
-		}
-		return data, nil
-	}
+	read := func(f *mapFile) ([]byte, error) { return readChecked(sb, f, "map") }
 	data, err := read(baseFile)
 	if err != nil {
 		return nil, err

@@ -33,6 +33,10 @@ var inlineTail = 256 << 10
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// maxArena bounds the arena size a handle may give (1 TiB), so that a
+// damaged one fails as corrupt rather than in an allocation.
+const maxArena = 1 << 40
+
 // segment is the range [start, end) of one generation of the value arena,
 // stored as one shared file of the checkpoint storage (format version 3).
 // Invariant arena-append-only makes the bytes of a range final once
@@ -175,6 +179,9 @@ func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles, version byte) 
 		if !ok || size == 0 || size > 1<<40 || len(p) < 4 {
 			return nil, bad("arena file " + name)
 		}
+		if total+int(size) > maxArena {
+			return nil, bad("arena file " + name + " size")
+		}
 		s := &segment{name: name, start: total, end: total + int(size)}
 		crc := binary.LittleEndian.Uint32(p)
 		p = p[4:]
@@ -217,6 +224,15 @@ func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles, version byte) 
 	sb, ok := sf.(state.SharedBytes)
 	if !ok && (nseg > 0 || logged) {
 		return nil, fmt.Errorf("heap state handle references %d arena files and the checkpoint storage given cannot read them: %w", nseg+uint64(len(refs.changes)), base.ErrInvalidArgument)
+	}
+	// Sizes are checked before the arena is allocated (checkSize).
+	if total > maxArena {
+		return nil, bad(fmt.Sprintf("arena of %d bytes", total))
+	}
+	for _, s := range segs {
+		if err := checkSize(sb, s.name, s.end-s.start, "arena"); err != nil {
+			return nil, err
+		}
 	}
 	if logged {
 		data, err := readChecked(sb, refs.base, "slot")
@@ -297,7 +313,7 @@ func (b *Backend) restoreShared(p []byte, sf state.SnapshotFiles, version byte) 
 			}
 		}
 	}
-	b.v.garbage = total - live
+	b.v.garbage = len(b.v.arena) - live // with the byte startLog appended
 	b.segs, b.segGen = segs, b.v.gen
 	return p, nil
 }

@@ -30,8 +30,10 @@ import (
 //
 // Set and Delete log what they change (values.log): an entry the first
 // time it changes after a snapshot, an entry added, and an entry removed
-// that was live at the snapshot (its namespace lies below the arena length
-// then, mark; a namespace removed and added again gets a new offset). The
+// that was live at the snapshot (its namespace lies below mark, the arena
+// length after the snapshot and one byte of garbage appended then, so
+// that an entry with an empty value or namespace at the arena's end is
+// below it too; a namespace removed and added again gets a new offset). The
 // snapshot looks each logged entry up once, by its hash, and writes it as
 // it is then: removals first, then puts.
 //
@@ -100,9 +102,18 @@ func (l *slotChanges) del(s *slot) {
 	}
 }
 
-// start begins a new interval at arena length mark.
-func (l *slotChanges) start(mark int) {
-	l.on, l.mark = true, mark
+// startLog begins a new interval of the log after a snapshot. It first
+// appends one byte of garbage to the arena, so that every entry live now
+// lies strictly below mark, its empty namespace or value included: an
+// empty value appended last sits at the arena's length, as one set after
+// the snapshot would, and without the byte its next change went
+// unlogged.
+func (t *values) startLog() {
+	t.reserve(1)
+	t.arena = append(t.arena, 0)
+	t.garbage++
+	l := &t.log
+	l.on, l.mark = true, len(t.arena)
 	l.touched, l.deleted = l.touched[:0], l.deleted[:0]
 }
 
@@ -173,7 +184,7 @@ func (b *Backend) slotSection() slotSnap {
 			l.tail = nil
 		}
 	}
-	t.log.start(len(t.arena))
+	t.startLog()
 	return slotSnap{base: l.base, changes: slices.Clone(l.changes), tail: l.tail[:len(l.tail):len(l.tail)]}
 }
 
@@ -355,8 +366,12 @@ func parseFileRef(p []byte) (*mapFile, []byte, bool) {
 	return &mapFile{name: name, size: int(size), crc: binary.LittleEndian.Uint32(p)}, p[4:], true
 }
 
-// readChecked reads shared file f whole and checks its CRC-32C.
+// readChecked reads shared file f whole and checks its size (before it
+// allocates a buffer for it, checkSize) and its CRC-32C.
 func readChecked(sb state.SharedBytes, f *mapFile, kind string) ([]byte, error) {
+	if err := checkSize(sb, f.name, f.size, kind); err != nil {
+		return nil, err
+	}
 	data := make([]byte, f.size)
 	if err := sb.ReadSharedBytes(f.name, data); err != nil {
 		return nil, fmt.Errorf("heap state %s file %s: %w", kind, f.name, err)
@@ -365,6 +380,26 @@ func readChecked(sb state.SharedBytes, f *mapFile, kind string) ([]byte, error) 
 		return nil, fmt.Errorf("heap state %s file %s: %w", kind, f.name, base.ErrChecksum)
 	}
 	return data, nil
+}
+
+// checkSize checks that shared file name has the size a handle gives,
+// when sb can tell it without reading the file (state.SharedSizer): a
+// damaged handle could give terabytes, which a restore would allocate
+// before the read found the file shorter. Another size gives an error
+// wrapping base.ErrChecksum, as ReadSharedBytes does.
+func checkSize(sb state.SharedBytes, name string, size int, kind string) error {
+	sz, ok := sb.(state.SharedSizer)
+	if !ok {
+		return nil
+	}
+	n, err := sz.SharedSize(name)
+	if err != nil {
+		return fmt.Errorf("heap state %s file %s: %w", kind, name, err)
+	}
+	if n != int64(size) {
+		return fmt.Errorf("heap state %s file %s has %d bytes, the handle gives %d: %w", kind, name, n, size, base.ErrChecksum)
+	}
+	return nil
 }
 
 // applySlotChanges replays change records onto the table t, whose arena is
@@ -445,6 +480,6 @@ func (b *Backend) replaySlots(sb state.SharedBytes, refs slotRefs, baseEntries i
 	base := &slotBase{name: refs.base.name, entries: baseEntries}
 	base.once.Do(func() { base.file = refs.base })
 	b.stab = slotTable{gen: b.v.gen, base: base, changes: refs.changes, tail: slices.Clone(refs.tail), records: records + n}
-	b.v.log.start(len(b.v.arena))
+	b.v.startLog()
 	return nil
 }
