@@ -192,6 +192,7 @@ func (s *Source) open() error {
 	if err != nil {
 		return fmt.Errorf("table source %s: %w", s.cfg.Name, err)
 	}
+	st.Types = s.cfg.Types // batches come as chunks
 	s.stream = st
 	return nil
 }
@@ -324,7 +325,7 @@ func (s *Source) emit(b *scan.Batch) operator.Item {
 	if b.EndOfEpoch {
 		s.closeTo = max(s.closeTo, s.bound(b.Epoch))
 	}
-	if len(b.Changes) > 0 {
+	if b.Len() > 0 {
 		return operator.Item{Chunk: b.Chunk(s.cfg.Types)}
 	}
 	return operator.Item{}

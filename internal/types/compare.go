@@ -126,6 +126,12 @@ const (
 	famJSONB
 )
 
+// SameFamily reports whether values of t and u are stored alike in a
+// Vector (the same kind, or kinds of one family such as the integers or
+// the character strings), so that Vector.AppendRange may copy a column of
+// one into a column of the other.
+func (t Type) SameFamily(u Type) bool { return family(t.Kind) == family(u.Kind) }
+
 func family(k Kind) typeFamily {
 	switch k {
 	case KindBool:

@@ -32,8 +32,11 @@ type Batch struct {
 	// Snapshot and Epoch say where the changes come from.
 	Snapshot base.SnapshotID
 	Epoch    base.Epoch
-	// Changes are records of the epoch, in changelog order.
+	// Changes are records of the epoch, in changelog order; empty when the
+	// stream has Types, which gives them as a chunk instead (Chunk).
 	Changes []Change
+	// chunk holds the changes when the stream has Types.
+	chunk *types.Chunk
 	// EndOfEpoch is set on the last batch of a snapshot: every change of
 	// Epoch has been returned, and epoch barrier Epoch may follow.
 	EndOfEpoch bool
@@ -48,6 +51,14 @@ type Stream struct {
 	consumer string
 	// MaxRows bounds the changes of one batch.
 	MaxRows int
+	// Types, when set (the table's column types, in order), makes Next
+	// give each batch's changes as a chunk of these types (Batch.Chunk)
+	// and leave Changes empty: the records are copied column by column
+	// out of the decoded files (types.Vector.AppendRange), not into rows
+	// of datums and back into columns. A table source reading bid at
+	// 100K records/s spent 7% of its process's CPU, and allocated 3 GB a
+	// minute, going through rows.
+	Types   []types.Type
 	cur     changelog // of pos.Snapshot, listed lazily
 	curSnap *snapshot.Snapshot
 }
@@ -182,7 +193,11 @@ func (s *Stream) Next() (b Batch, ok bool, err error) {
 		}
 		end := min(s.cur.total, s.pos.Offset+int64(max(s.MaxRows, 1)))
 		if end > s.pos.Offset {
-			b.Changes = make([]Change, 0, end-s.pos.Offset)
+			if s.Types != nil {
+				b.chunk = types.NewChunk(s.Types, int(end-s.pos.Offset))
+			} else {
+				b.Changes = make([]Change, 0, end-s.pos.Offset)
+			}
 		}
 		for s.pos.Offset < end {
 			blk, lo, err := s.block()
@@ -190,7 +205,13 @@ func (s *Stream) Next() (b Batch, ok bool, err error) {
 				return Batch{}, false, err
 			}
 			hi := min(int64(blk.Len()), lo+end-s.pos.Offset)
-			b.Changes = appendChanges(b.Changes, blk, int(lo), int(hi))
+			if b.chunk != nil {
+				if err := appendColumns(b.chunk, blk, int(lo), int(hi)); err != nil {
+					return Batch{}, false, fmt.Errorf("table %s: snapshot %d: %w", s.st.Dir, s.curSnap.ID, err)
+				}
+			} else {
+				b.Changes = appendChanges(b.Changes, blk, int(lo), int(hi))
+			}
 			s.pos.Offset += hi - lo
 		}
 		if s.pos.Offset == s.cur.total {
@@ -289,6 +310,26 @@ func appendChanges(dst []Change, blk *record.Block, lo, hi int) []Change {
 	return dst
 }
 
+// appendColumns appends records [lo, hi) of blk to c column by column
+// (string values alias the block's memory, as appendChanges's do). A
+// block whose columns are not of c's types, by number or family, gives an
+// error wrapping base.ErrInvalidArgument.
+func appendColumns(c *types.Chunk, blk *record.Block, lo, hi int) error {
+	if len(blk.Cols) != len(c.Cols) {
+		return fmt.Errorf("changelog records of %d columns, the stream's types give %d: %w", len(blk.Cols), len(c.Cols), base.ErrInvalidArgument)
+	}
+	for i := range c.Cols {
+		if !c.Cols[i].Type.SameFamily(blk.Cols[i].Type) {
+			return fmt.Errorf("changelog column %d is %s, the stream's types give %s: %w", i+1, blk.Cols[i].Type, c.Cols[i].Type, base.ErrInvalidArgument)
+		}
+	}
+	c.Kinds = append(c.Kinds, blk.Kinds[lo:hi]...)
+	for i := range c.Cols {
+		c.Cols[i].AppendRange(&blk.Cols[i], lo, hi)
+	}
+	return nil
+}
+
 // streamable refuses streams over primary-key tables that write no
 // changelog (changelog-producer=none): their data files alone cannot give
 // the retractions a reader needs.
@@ -307,9 +348,21 @@ func streamable(st *store.Store) error {
 	return nil
 }
 
+// Len returns the number of changes in the batch.
+func (b *Batch) Len() int {
+	if b.chunk != nil {
+		return b.chunk.Len()
+	}
+	return len(b.Changes)
+}
+
 // Chunk returns the batch's changes as a chunk of columns of types ts (the
-// table's column types).
+// table's column types): the chunk Next built when the stream has Types
+// (of the same types), else a new one from Changes.
 func (b *Batch) Chunk(ts []types.Type) *types.Chunk {
+	if b.chunk != nil {
+		return b.chunk
+	}
 	c := types.NewChunk(ts, len(b.Changes))
 	for _, ch := range b.Changes {
 		c.Append(ch.Kind, ch.Row)

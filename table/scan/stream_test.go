@@ -1,6 +1,7 @@
 package scan_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -51,17 +52,24 @@ func history(t *testing.T, tb *table.Table, keyed bool) int {
 	return n
 }
 
+// fieldTypes are the column types of fields.
+var fieldTypes = []types.Type{types.Int64, types.Text}
+
 // read streams tb from pos with pieces of maxRows, opening a new stream at
 // the position after every piece when resume is set (as a restored source
 // does), and returns every change as one line "snapshot/offset kind row"
-// and the end-of-epoch marks.
-func read(t *testing.T, tb *table.Table, pos scan.Position, maxRows int, resume bool) []string {
+// and the end-of-epoch marks. With columnar, the stream gives its batches
+// as chunks (Stream.Types), whose rows are listed instead.
+func read(t *testing.T, tb *table.Table, pos scan.Position, maxRows int, resume, columnar bool) []string {
 	t.Helper()
 	s, err := tb.StreamFrom(pos, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.MaxRows = maxRows
+	if columnar {
+		s.Types = fieldTypes
+	}
 	var out []string
 	for {
 		p := s.Position()
@@ -72,8 +80,20 @@ func read(t *testing.T, tb *table.Table, pos scan.Position, maxRows int, resume 
 		if !ok {
 			return out
 		}
-		if len(b.Changes) > maxRows {
-			t.Fatalf("piece of %d changes, MaxRows %d", len(b.Changes), maxRows)
+		if b.Len() > maxRows {
+			t.Fatalf("piece of %d changes, MaxRows %d", b.Len(), maxRows)
+		}
+		if columnar {
+			if len(b.Changes) != 0 {
+				t.Fatalf("a stream with Types gave %d Changes", len(b.Changes))
+			}
+			c := b.Chunk(fieldTypes)
+			if c.Len() != b.Len() {
+				t.Fatalf("chunk of %d rows, batch of %d", c.Len(), b.Len())
+			}
+			for i := range c.Len() {
+				out = append(out, fmt.Sprintf("%d/%d %s %v", b.Snapshot, p.Offset+int64(i), c.Kind(i), c.Row(i)))
+			}
 		}
 		for i, c := range b.Changes {
 			out = append(out, fmt.Sprintf("%d/%d %s %v", b.Snapshot, p.Offset+int64(i), c.Kind, c.Row))
@@ -86,6 +106,9 @@ func read(t *testing.T, tb *table.Table, pos scan.Position, maxRows int, resume 
 				t.Fatal(err)
 			}
 			s.MaxRows = maxRows
+			if columnar {
+				s.Types = fieldTypes
+			}
 		}
 	}
 }
@@ -125,7 +148,7 @@ func TestStreamFileByFile(t *testing.T) {
 			if len(entries) < 3 {
 				t.Fatalf("snapshot 1 has %d files, want several", len(entries))
 			}
-			all := read(t, tb, scan.Position{Snapshot: 1}, 1<<20, false)
+			all := read(t, tb, scan.Position{Snapshot: 1}, 1<<20, false, false)
 			var changes int
 			for _, l := range all {
 				if !strings.HasPrefix(l, "end ") {
@@ -139,11 +162,13 @@ func TestStreamFileByFile(t *testing.T) {
 				// Every write is at least an insert or an update of its key.
 				t.Fatalf("%d changes, fewer than the %d rows written", changes, n)
 			}
-			for _, maxRows := range []int{1, 3, 7, 50} {
+			for _, maxRows := range []int{1, 3, 7, 50, 1 << 20} {
 				for _, resume := range []bool{false, true} {
-					got := read(t, tb, scan.Position{Snapshot: 1}, maxRows, resume)
-					if strings.Join(got, "\n") != strings.Join(all, "\n") {
-						t.Fatalf("MaxRows %d resume %v:\n%s\nwant\n%s", maxRows, resume, strings.Join(got, "\n"), strings.Join(all, "\n"))
+					for _, columnar := range []bool{false, true} {
+						got := read(t, tb, scan.Position{Snapshot: 1}, maxRows, resume, columnar)
+						if strings.Join(got, "\n") != strings.Join(all, "\n") {
+							t.Fatalf("MaxRows %d resume %v columnar %v:\n%s\nwant\n%s", maxRows, resume, columnar, strings.Join(got, "\n"), strings.Join(all, "\n"))
+						}
 					}
 				}
 			}
@@ -156,7 +181,7 @@ func TestStreamFileByFile(t *testing.T) {
 				if _, err := fmt.Sscanf(l, "%d/%d", &sn, &off); err != nil {
 					t.Fatal(err)
 				}
-				got := read(t, tb, scan.Position{Snapshot: base.SnapshotID(sn), Offset: off}, 5, false)
+				got := read(t, tb, scan.Position{Snapshot: base.SnapshotID(sn), Offset: off}, 5, false, i%2 == 1)
 				if strings.Join(got, "\n") != strings.Join(all[i:], "\n") {
 					t.Fatalf("from %d/%d:\n%s\nwant\n%s", sn, off, strings.Join(got, "\n"), strings.Join(all[i:], "\n"))
 				}
@@ -180,5 +205,32 @@ func TestStreamOffsetPastEnd(t *testing.T) {
 	_, _, err = s.Next()
 	if err == nil || !strings.Contains(err.Error(), "snapshot 1: offset 1000 past its 13 changelog records") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestStreamTypesChecked: a stream whose Types do not match the table's
+// columns, by number or family, refuses its first batch with an error
+// naming the column.
+func TestStreamTypesChecked(t *testing.T) {
+	tb, err := table.Create(fileio.NewMem(), "wh/db/t", fields, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	history(t, tb, false)
+	for _, c := range []struct {
+		ts   []types.Type
+		want string
+	}{
+		{[]types.Type{types.Int64}, "of 2 columns"},
+		{[]types.Type{types.Int64, types.Float64}, "column 2"},
+	} {
+		s, err := tb.StreamFrom(scan.Position{Snapshot: 1}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Types = c.ts
+		if _, _, err := s.Next(); !errors.Is(err, base.ErrInvalidArgument) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Types %v: %v, want an error naming %q", c.ts, err, c.want)
+		}
 	}
 }
