@@ -46,6 +46,11 @@ type FreshnessResult struct {
 	// adds (its processing, its checkpoint, its table commit, and the
 	// next job's discovery of the commit).
 	Levels []LevelFreshness `json:"levels"`
+	// Unfinished counts the epochs that started in the measured window
+	// and that t3 had not committed by the end of the drain after it
+	// (drainLimit): they are not in the figures above, which are then
+	// too low (an overloaded run).
+	Unfinished int `json:"unfinished_epochs"`
 	// Series is the measure of each epoch measured, in epoch order. It is
 	// left out of the result's JSON; WriteFreshnessSeries writes it.
 	Series []EpochFreshness `json:"-"`
@@ -95,6 +100,10 @@ type LevelFreshness struct {
 	MaxMs float64 `json:"max_ms"`
 }
 
+// drainLimit bounds how long Freshness waits, after its measured window,
+// for t3 to commit the epochs that started in it.
+const drainLimit = 10 * time.Second
+
 // Freshness runs the demo topology at a fixed rate and measures, per
 // epoch, how long after it started the top view committed it.
 func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error) {
@@ -117,8 +126,13 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 	if _, err := exec(ctx, sess, Script(cfg.Rate, 1)); err != nil {
 		return res, err
 	}
+	// The clock stops at the end of the measured window; the poller goes
+	// on until t3 has committed every epoch that started in it, for at
+	// most drainLimit more, so that the slowest epochs at the end count.
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Duration)
 	defer cancel()
+	pollCtx, cancelPoll := context.WithCancel(ctx)
+	defer cancelPoll()
 	var mu sync.Mutex
 	starts := map[base.Epoch]time.Time{}
 	var wg sync.WaitGroup
@@ -145,14 +159,33 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 		last := make([]base.Epoch, len(levels))
 		t := time.NewTicker(2 * time.Millisecond)
 		defer t.Stop()
+		var drainUntil time.Time
 		for {
 			select {
-			case <-runCtx.Done():
+			case <-pollCtx.Done():
 				return
 			case <-t.C:
 			}
+			if runCtx.Err() != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				if drainUntil.IsZero() {
+					drainUntil = time.Now().Add(drainLimit)
+				}
+				mu.Lock()
+				newest := base.Epoch(0)
+				for ep := range starts {
+					newest = max(newest, ep)
+				}
+				done := last[len(last)-1] >= newest
+				mu.Unlock()
+				if done || time.Now().After(drainUntil) {
+					return
+				}
+			}
 			for i, name := range levels {
-				c, err := e.Meta().CommittedEpoch(runCtx, catalog.Name(engine.DefaultDatabase, name))
+				c, err := e.Meta().CommittedEpoch(pollCtx, catalog.Name(engine.DefaultDatabase, name))
 				if err != nil || c.Epoch <= last[i] {
 					continue
 				}
@@ -194,12 +227,18 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 	// that t3 committed; each level is measured over the same epochs.
 	var measured []base.Epoch
 	for ep, st := range starts {
-		if _, ok := seen[len(seen)-1][ep]; ok && !st.Before(measureFrom) {
+		if st.Before(measureFrom) {
+			continue
+		}
+		if _, ok := seen[len(seen)-1][ep]; ok {
 			measured = append(measured, ep)
+		} else if ctx.Err() == nil {
+			// Not counted when the run was cut short: no drain ran.
+			res.Unfinished++
 		}
 	}
 	if len(measured) == 0 {
-		return res, fmt.Errorf("no epoch became readable in t3 after the warm-up of %v", cfg.Warmup)
+		return res, fmt.Errorf("no epoch that started in the measured window (%v after a warm-up of %v) became readable in t3 within %v after it: the window is too short for the epoch interval, or the rate too high", cfg.Duration, cfg.Warmup, drainLimit)
 	}
 	slices.Sort(measured)
 	first := starts[measured[0]]

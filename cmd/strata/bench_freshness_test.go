@@ -29,13 +29,16 @@ func TestBenchFreshnessChart(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"rate", "events", "epochs", "epoch_interval_ms", "freshness_p50_ms", "freshness_p99_ms", "freshness_max_ms", "levels"} {
+	for _, k := range []string{"rate", "events", "epochs", "epoch_interval_ms", "freshness_p50_ms", "freshness_p99_ms", "freshness_max_ms", "levels", "unfinished_epochs"} {
 		if _, ok := res[k]; !ok {
 			t.Errorf("JSON lacks %q: %v", k, res)
 		}
 	}
-	if len(res) != 8 {
-		t.Errorf("JSON has %d keys, want 8: %v", len(res), res)
+	if len(res) != 9 {
+		t.Errorf("JSON has %d keys, want 9: %v", len(res), res)
+	}
+	if res["unfinished_epochs"] != 0.0 {
+		t.Errorf("%v epochs unfinished at 2000 events/s", res["unfinished_epochs"])
 	}
 	f, err := os.Open(chart)
 	if err != nil {
@@ -84,8 +87,30 @@ func TestBenchFreshnessChartFlags(t *testing.T) {
 		{[]string{"--duration", "-1s"}, "--duration -1s: the measured time must be positive"},
 		{[]string{"--warmup", "-1s"}, "--warmup -1s: the warm-up cannot be negative"},
 		{[]string{"--epoch-interval", "0s"}, "--epoch-interval 0s: must be positive"},
+		{[]string{"--duration", "2s", "--epoch-interval", "1h"}, "must be shorter than --duration 2s"},
+		{[]string{"--duration", "2s", "--checkpoint-interval", "2s"}, "must be shorter than --duration 2s"},
 	} {
 		out, err := run(t, append([]string{"bench", "freshness"}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q\n%s", c.args, err, c.want, out)
+		}
+	}
+}
+
+// TestBenchFlagsRefused: values that would run something else than asked
+// (all queries, the default event count or state size) are refused before
+// a benchmark starts.
+func TestBenchFlagsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nexmark", "--query", ""}, "--query is empty"},
+		{[]string{"nexmark", "--query", "q0", "--events", "0"}, "--events 0: give at least 1 event"},
+		{[]string{"nexmark", "--query", "q0", "--parallelism", "0"}, "--parallelism 0: must be at least 1"},
+		{[]string{"recovery", "--state-bytes", "0"}, "--state-bytes 0: the keyed state must be at least 1 byte"},
+	} {
+		out, err := run(t, append([]string{"bench"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q\n%s", c.args, err, c.want, out)
 		}

@@ -45,6 +45,14 @@ to measure then and is reported unsupported.`,
 			if fromJSON != "" {
 				return nexmarkFromJSON(cmd, fromJSON, chartDir, chartTitle, asJSON)
 			}
+			switch {
+			case strings.TrimSpace(spec) == "":
+				return fmt.Errorf("--query is empty: give all, or a list such as q0,q5,q7")
+			case cfg.Events == 0:
+				return fmt.Errorf("--events 0: give at least 1 event per query")
+			case cfg.Parallelism < 1:
+				return fmt.Errorf("--parallelism %d: must be at least 1", cfg.Parallelism)
+			}
 			qs, err := nexmark.Select(spec)
 			if err != nil {
 				return err
@@ -68,7 +76,7 @@ to measure then and is reported unsupported.`,
 			for _, q := range qs {
 				res := r.Query(ctx, q)
 				if ctx.Err() != nil {
-					return ctx.Err()
+					return fmt.Errorf("interrupted by a signal during %s: the queries above it were measured", q.Name)
 				}
 				results = append(results, res)
 				if asJSON {

@@ -54,6 +54,9 @@ job's last checkpoint and, with --verify, whether the recovered view equals its 
 recomputed by DuckDB.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.StateBytes <= 0 {
+				return fmt.Errorf("--state-bytes %d: the keyed state must be at least 1 byte", cfg.StateBytes)
+			}
 			ctx, cancel := benchContext()
 			defer cancel()
 			switch child {
@@ -77,6 +80,9 @@ recomputed by DuckDB.`,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench recovery: %d events, about %d bytes of keyed state, in %s ...\n", cfg.Events(), cfg.StateBytes, dir)
 			res, err := runRecovery(ctx, dir, cfg, verify, cmd.ErrOrStderr())
+			if err != nil && ctx.Err() != nil {
+				return fmt.Errorf("interrupted by a signal: nothing measured")
+			}
 			if err != nil {
 				return err
 			}
