@@ -296,19 +296,11 @@ func (b *Backend) restoreMaps(p []byte, sf state.SnapshotFiles) ([]byte, error) 
 		return nil, bad("map section kind")
 	}
 	ref := func() (*mapFile, bool) {
-		n, ok := uv()
-		if !ok || n > uint64(len(p)) {
-			return nil, false
+		f, rest, ok := parseFileRef(p)
+		if ok {
+			p = rest
 		}
-		name := string(p[:n])
-		p = p[n:]
-		size, ok := uv()
-		if !ok || size > 1<<40 || len(p) < 4 {
-			return nil, false
-		}
-		f := &mapFile{name: name, size: int(size), crc: binary.LittleEndian.Uint32(p)}
-		p = p[4:]
-		return f, true
+		return f, ok
 	}
 	baseFile, ok := ref()
 	if !ok {
