@@ -25,6 +25,19 @@ func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure Strata: checkpoints, the streaming pipeline, the table store",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				var names []string
+				for _, c := range cmd.Commands() {
+					if c.IsAvailableCommand() {
+						names = append(names, c.Name())
+					}
+				}
+				return fmt.Errorf("unknown benchmark %q: choose one of %s", args[0], strings.Join(names, ", "))
+			}
+			return cmd.Help()
+		},
 	}
 	cmd.AddCommand(newBenchCheckpointCommand(), newBenchPipelineCommand(), newBenchTableCommand(), newBenchFreshnessCommand(), newBenchNexmarkCommand(), newBenchRecoveryCommand())
 	return cmd
@@ -235,26 +248,18 @@ run; --series writes those measures as JSON lines.`,
 				return fmt.Errorf("--epoch-interval %v and --checkpoint-interval %v must be shorter than --duration %v, which measures the epochs that start in it", cfg.Engine.EpochInterval, cfg.Engine.CheckpointInterval, cfg.Duration)
 			}
 			if chart != "" {
-				if !strings.EqualFold(filepath.Ext(chart), ".png") {
-					return fmt.Errorf("--chart %q: want a .png file", chart)
-				}
-				if fi, err := os.Stat(filepath.Dir(chart)); err != nil || !fi.IsDir() {
-					return fmt.Errorf("--chart %q: no directory %s", chart, filepath.Dir(chart))
-				}
-				if fi, err := os.Stat(chart); err == nil && fi.IsDir() {
-					return fmt.Errorf("--chart %q: is a directory", chart)
+				if err := checkOutputFile("--chart", chart, ".png"); err != nil {
+					return err
 				}
 			} else if chartTitle != "" {
 				return fmt.Errorf("--chart-title needs --chart")
 			}
-			var seriesFile *os.File
 			if series != "" {
-				f, err := os.Create(series)
-				if err != nil {
-					return fmt.Errorf("--series: %w", err)
+				// Checked now, written after the run: an earlier series
+				// in the file stays whole if the run fails.
+				if err := checkOutputFile("--series", series, ""); err != nil {
+					return err
 				}
-				defer f.Close()
-				seriesFile = f
 			}
 			ctx, cancel := benchContext()
 			defer cancel()
@@ -289,11 +294,16 @@ run; --series writes those measures as JSON lines.`,
 			if ctx.Err() != nil {
 				return fmt.Errorf("interrupted: the figures above cover only the part of the run before the signal")
 			}
-			if seriesFile != nil {
-				if err := demo.WriteFreshnessSeries(seriesFile, res); err != nil {
-					return err
+			if series != "" {
+				f, err := os.Create(series)
+				if err != nil {
+					return fmt.Errorf("--series: %w", err)
 				}
-				if err := seriesFile.Close(); err != nil {
+				if err := demo.WriteFreshnessSeries(f, res); err != nil {
+					f.Close()
+					return fmt.Errorf("--series: %w", err)
+				}
+				if err := f.Close(); err != nil {
 					return fmt.Errorf("--series: %w", err)
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "series: %s\n", series)

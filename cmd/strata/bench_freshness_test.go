@@ -82,6 +82,9 @@ func TestBenchFreshnessChartFlags(t *testing.T) {
 		{[]string{"--chart", filepath.Join(dir, "none", "f.png")}, "no directory " + filepath.Join(dir, "none")},
 		{[]string{"--chart-title", "x"}, "--chart-title needs --chart"},
 		{[]string{"--chart", pngDir}, `--chart "` + pngDir + `": is a directory`},
+		{[]string{"--chart", "/proc/f.png"}, `--chart "/proc/f.png": cannot create files in /proc`},
+		{[]string{"--series", "/proc/s.json"}, `--series "/proc/s.json": cannot create files in /proc`},
+		{[]string{"--series", dir}, `--series "` + dir + `": is a directory`},
 		{[]string{"--rate", "0"}, "--rate 0: the rate must be at least 1 event/s"},
 		{[]string{"--duration", "0s"}, "--duration 0s: the measured time must be positive"},
 		{[]string{"--duration", "-1s"}, "--duration -1s: the measured time must be positive"},
@@ -98,9 +101,19 @@ func TestBenchFreshnessChartFlags(t *testing.T) {
 }
 
 // TestBenchFlagsRefused: values that would run something else than asked
-// (all queries, the default event count or state size) are refused before
-// a benchmark starts.
+// (all queries, the default event count or state size), a used data
+// directory, a chart path that is not a directory and files that hold no
+// Nexmark results are refused before a benchmark starts, and an unknown
+// benchmark is an error, not the help text.
 func TestBenchFlagsRefused(t *testing.T) {
+	used := t.TempDir()
+	freshness := filepath.Join(used, "freshness.json")
+	empty := filepath.Join(used, "empty.json")
+	for name, text := range map[string]string{"bid": "", freshness: `{"freshness_p50_ms":170,"freshness_p99_ms":400}` + "\n", empty: "\n"} {
+		if err := os.WriteFile(filepath.Join(used, filepath.Base(name)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -109,6 +122,11 @@ func TestBenchFlagsRefused(t *testing.T) {
 		{[]string{"nexmark", "--query", "q0", "--events", "0"}, "--events 0: give at least 1 event"},
 		{[]string{"nexmark", "--query", "q0", "--parallelism", "0"}, "--parallelism 0: must be at least 1"},
 		{[]string{"recovery", "--state-bytes", "0"}, "--state-bytes 0: the keyed state must be at least 1 byte"},
+		{[]string{"recovery", "--dir", used}, `--dir "` + used + `" is not empty (it holds bid)`},
+		{[]string{"nexmark", "--query", "q0", "--chart", filepath.Join(used, "c.png")}, "names the directory the charts are written into, not a .png file"},
+		{[]string{"nexmark", "--from-json", freshness}, freshness + " line 1: not a result of strata bench nexmark --json"},
+		{[]string{"nexmark", "--from-json", empty}, "--from-json: " + empty + " holds no result of strata bench nexmark --json"},
+		{[]string{"nosuch"}, `unknown benchmark "nosuch": choose one of checkpoint, freshness, nexmark, pipeline, recovery, table`},
 	} {
 		out, err := run(t, append([]string{"bench"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

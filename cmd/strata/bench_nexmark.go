@@ -42,6 +42,11 @@ count the generator, the query and the view's table writes. The ingest baseline 
 to measure then and is reported unsupported.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if chartDir != "" {
+				if err := checkChartDir("--chart", chartDir); err != nil {
+					return err
+				}
+			}
 			if fromJSON != "" {
 				return nexmarkFromJSON(cmd, fromJSON, chartDir, chartTitle, asJSON)
 			}
@@ -133,8 +138,9 @@ func nexmarkFromJSON(cmd *cobra.Command, files, chartDir, chartTitle string, asJ
 	for _, name := range strings.Split(files, ",") {
 		b, err := os.ReadFile(name)
 		if err != nil {
-			return err
+			return fmt.Errorf("--from-json: %w", err)
 		}
+		read := 0
 		for i, line := range strings.Split(string(b), "\n") {
 			if !strings.HasPrefix(line, "{") {
 				continue
@@ -143,6 +149,10 @@ func nexmarkFromJSON(cmd *cobra.Command, files, chartDir, chartTitle string, asJ
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				return fmt.Errorf("%s line %d: %w", name, i+1, err)
 			}
+			if r.Query == "" || r.Status == "" {
+				return fmt.Errorf("%s line %d: not a result of strata bench nexmark --json (it has no query or status)", name, i+1)
+			}
+			read++
 			if j, ok := at[r.Query]; ok && r.Status != nexmark.StatusUnsupported {
 				results[j] = r
 				continue
@@ -151,6 +161,9 @@ func nexmarkFromJSON(cmd *cobra.Command, files, chartDir, chartTitle string, asJ
 			}
 			at[r.Query] = len(results)
 			results = append(results, r)
+		}
+		if read == 0 {
+			return fmt.Errorf("--from-json: %s holds no result of strata bench nexmark --json", name)
 		}
 	}
 	// In query order, the ingest baseline first.
@@ -202,7 +215,7 @@ func orDefaultU(v, def uint64) uint64 {
 func printNexmarkHeader(w io.Writer, duck bool) {
 	fmt.Fprintf(w, "%-5s %-11s %10s %8s %8s %12s %9s %6s %9s", "query", "status", "events", "seconds", "cpu s", "events/cpu s", "rss MiB", "ckpts", "ckpt p99")
 	if duck {
-		fmt.Fprintf(w, " %9s %8s %6s", "duckdb s", "ratio", "equal")
+		fmt.Fprintf(w, " %9s %11s %6s", "duckdb s", "strata/duck", "equal")
 	}
 	fmt.Fprintln(w)
 }
@@ -215,7 +228,7 @@ func printNexmarkRow(w io.Writer, r nexmark.Result, duck bool) {
 	fmt.Fprintf(w, "%-5s %-11s %10d %8.2f %8.2f %12.0f %9.0f %6d %7.0fms", r.Query, r.Status, r.Events, r.Seconds, r.CPUSeconds,
 		r.EventsPerCPUSec, float64(r.PeakRSSBytes)/(1<<20), r.Checkpoints, r.CheckpointP99Ms)
 	if duck && r.EqualToDuckDB != nil {
-		fmt.Fprintf(w, " %9.3f %8.1f %6v", r.DuckDBSeconds, r.StrataOverDuckDB, *r.EqualToDuckDB)
+		fmt.Fprintf(w, " %9.3f %11.1f %6v", r.DuckDBSeconds, r.StrataOverDuckDB, *r.EqualToDuckDB)
 	}
 	fmt.Fprintln(w)
 	if r.Error != "" {

@@ -68,6 +68,11 @@ recomputed by DuckDB.`,
 			default:
 				return fmt.Errorf("bench recovery: unknown --child %q", child)
 			}
+			if dir != "" {
+				if err := checkEmptyDir("--dir", dir); err != nil {
+					return err
+				}
+			}
 			if dir == "" {
 				d, err := os.MkdirTemp("", "strata-recovery-")
 				if err != nil {
