@@ -411,7 +411,8 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 		}
 	}()
 
-	// toldEpoch is the newest epoch barrier the coordinator was told of.
+	// toldEpoch is the newest epoch barrier the coordinator was told of,
+	// or that a checkpoint's cut covered (the aligned policy).
 	var toldEpoch base.Epoch
 	var exec func(acts []coordinator.Action) error
 	exec = func(acts []coordinator.Action) error {
@@ -422,7 +423,9 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 				if finishedTasks == len(a.tasks) {
 					finalID = act.ID
 				}
+				var lastCut base.Epoch
 				send := func(cut base.Epoch) {
+					lastCut = cut
 					for _, t := range a.tasks {
 						// Running sources inject the barrier; finished
 						// subtasks, which no barrier can reach, snapshot
@@ -434,6 +437,13 @@ func (a *attempt) drive(ctx context.Context, results <-chan error) error {
 				}
 				if a.cut != nil {
 					a.cut.triggerAll(send)
+					// The cut covers every epoch up to it on every
+					// source: a barrier of one of them whose signal the
+					// loop has not read yet would count as an epoch
+					// after this checkpoint and make the coordinator
+					// trigger the next one over nothing new, as soon as
+					// this one completes.
+					toldEpoch = max(toldEpoch, lastCut)
 				} else {
 					send(base.NoEpoch)
 				}
