@@ -105,11 +105,7 @@ func (c *Committer) committed(latest *snapshot.Snapshot, user string, e base.Epo
 func (c *Committer) commitAll(work []*Message) ([]base.SnapshotID, error) {
 	var ids []base.SnapshotID
 	for attempt := 0; len(work) > 0; attempt++ {
-		latest, err := c.st.Snapshots.Latest()
-		if err != nil {
-			return ids, err
-		}
-		published, err := c.tryCommit(latest, work)
+		latest, published, err := c.leasedAttempt(work)
 		ids = append(ids, published...)
 		if err == nil {
 			return ids, nil
@@ -121,6 +117,48 @@ func (c *Committer) commitAll(work []*Message) ([]base.SnapshotID, error) {
 		// are committed ([idempotent-commit]).
 	}
 	return ids, nil
+}
+
+// leasedAttempt is one attempt of commitAll: it leases the latest
+// snapshot (leaseLatest), commits work on top of it (tryCommit) and gives
+// the lease back, also when the attempt panics, so that a failed commit
+// never holds expiration back. It returns the snapshot it built on.
+func (c *Committer) leasedAttempt(work []*Message) (*snapshot.Snapshot, []base.SnapshotID, error) {
+	latest, release, err := c.leaseLatest()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	ids, err := c.tryCommit(latest, work)
+	return latest, ids, err
+}
+
+// leaseLatest reads the latest snapshot (nil for none) and leases it as
+// the parent of the attempt ([commit-lease], snapshot.Manager.Lease): no
+// expiration of this process removes it or a newer snapshot until release
+// is called, so no id the attempt publishes can be one that was used and
+// expired meanwhile. A lease an expiration had already overtaken is given
+// back and the latest snapshot read again; when that is still the same
+// one, the expiration's fence is from an earlier life of the table (the
+// latest snapshot is never expired) and the lease holds.
+func (c *Committer) leaseLatest() (*snapshot.Snapshot, func(), error) {
+	var prev base.SnapshotID
+	for first := true; ; first = false {
+		latest, err := c.st.Snapshots.Latest()
+		if err != nil {
+			return nil, nil, err
+		}
+		var id base.SnapshotID
+		if latest != nil {
+			id = latest.ID
+		}
+		release, stale := c.st.Snapshots.Lease(id)
+		if !stale || (!first && id == prev) {
+			return latest, release, nil
+		}
+		release()
+		prev = id
+	}
 }
 
 // tryCommit plans the snapshots of work on top of latest and writes them:

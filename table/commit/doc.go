@@ -8,7 +8,12 @@
 // Commit(messages) handles the messages that change the table, in epoch
 // order, as one batch. It loops, at most Options.CommitRetries+1 times:
 //
-//  1. read the latest snapshot L;
+//  1. read the latest snapshot L and lease it as the attempt's parent
+//     ([commit-lease], snapshot.Manager.Lease): until the attempt ends no
+//     expiration of this process removes L or anything newer, so the
+//     put-if-absent of step 5 cannot land on an id that others used and
+//     an expiration removed meanwhile (it would succeed, and the epoch
+//     would be in no snapshot the latest descends from);
 //  2. plan, in memory and in order (plan), one snapshot per message on top
 //     of L or of the snapshot planned before it: a message for which a
 //     snapshot by the same commit user with commit identifier >= its epoch
@@ -77,6 +82,8 @@
 //   - [snapshots-in-order] snapshot N+1's name is created only after
 //     snapshot N's name is durable, so a crash leaves the snapshots of a
 //     prefix of a batch, with no gap in the ids.
+//   - [commit-lease] no snapshot at or above the parent of a commit in
+//     flight is expired by an expiration of the same process.
 //   - [commit-never-swallows] every error is returned; files written by a
 //     failed attempt are orphans, never referenced, removed by orphan
 //     cleanup.

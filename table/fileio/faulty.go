@@ -43,6 +43,16 @@ func NewFaulty(inner FS) *Faulty {
 	return f
 }
 
+// Identity implements Identifier: the inner FS's identity (a Faulty
+// reaches the inner FS's files), or the wrapper's own address when the
+// inner FS has none.
+func (f *Faulty) Identity() string {
+	if id, ok := f.inner.(Identifier); ok {
+		return id.Identity()
+	}
+	return fmt.Sprintf("faulty:%p", f)
+}
+
 // LoseUnsynced removes from the inner FS every name created by Stage or
 // Publish since the last SyncDir of its directory, and returns them. With
 // keepNewest, the newest such name of each directory survives: a crash may

@@ -51,6 +51,17 @@ type FS interface {
 	Exists(path string) (bool, error)
 }
 
+// Identifier is implemented by the file systems that can name the storage
+// they reach: two FS values with the same Identity reach the same files
+// (two Local values over one directory, an FS and the Faulty wrapping
+// it). The snapshot package keys its registry of the commits in flight in
+// this process by it; an FS without it has no such registry.
+type Identifier interface {
+	// Identity names the storage: "local:<absolute root>",
+	// "mem:<address>", "s3://<bucket>/<prefix>".
+	Identity() string
+}
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Checksum returns the CRC32C (Castagnoli) of data, the checksum every

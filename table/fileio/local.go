@@ -34,6 +34,15 @@ func NewLocal(dir string) (*Local, error) {
 	return &Local{root: dir}, nil
 }
 
+// Identity implements Identifier: the root made absolute, so that two
+// Local values over one directory share their table registries.
+func (l *Local) Identity() string {
+	if a, err := filepath.Abs(l.root); err == nil {
+		return "local:" + a
+	}
+	return "local:" + l.root
+}
+
 func (l *Local) abs(p string) string { return filepath.Join(l.root, filepath.FromSlash(p)) }
 
 // Path returns the operating system's path of file p (slash-separated,

@@ -34,6 +34,9 @@ func NewMem() *Mem {
 	return m
 }
 
+// Identity implements Identifier: each Mem is its own storage.
+func (m *Mem) Identity() string { return fmt.Sprintf("mem:%p", m) }
+
 func clean(p string) string { return strings.TrimPrefix(path.Clean("/"+p), "/") }
 
 func (m *Mem) now() int64 {

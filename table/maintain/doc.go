@@ -15,7 +15,12 @@
 //  3. read the consumers again and lower N (and the fence) to any
 //     consumer below it: a reader that registered before step 2 is seen
 //     here, and one that registers after step 2 sees the fence and moves
-//     up to it;
+//     up to it; then lower N to the oldest parent a commit in flight in
+//     this process builds on, and record N where those commits check it
+//     (snapshot.Manager.LimitExpiry, [commit-lease]): a commit publishes
+//     its snapshot with put-if-absent, which would succeed on an id that
+//     was used and expired, so no id above a commit's parent may be
+//     expired while it runs;
 //  4. delete the snapshot files below N, oldest first ([pointer-first]);
 //  5. delete the manifest files, manifest list files, data and changelog
 //     files that only the expired snapshots referenced (an inline manifest

@@ -83,11 +83,14 @@ func Expire(st *store.Store, o ExpireOptions) (ExpireResult, error) {
 	if err := st.Snapshots.SetEarliestFence(newEarliest); err != nil {
 		return res, err
 	}
-	// Step 3: consumers again.
+	// Step 3: consumers again, then the commits in flight in this
+	// process ([commit-lease]): none of them may publish over an id
+	// deleted here.
 	fence := newEarliest
 	if err := lower(); err != nil {
 		return res, err
 	}
+	newEarliest = st.Snapshots.LimitExpiry(newEarliest, ids[0])
 	if newEarliest != fence {
 		if err := st.Snapshots.SetEarliestFence(newEarliest); err != nil {
 			return res, err

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,9 @@ type Manager struct {
 	// listedEmpty is when a listing last found no snapshot (Unix
 	// nanoseconds; 0 if none did).
 	listedEmpty atomic.Int64
+	// leases is the table's entry in the process's registry of commits in
+	// flight (Lease); nil when the file system has no identity.
+	leases *tableLeases
 	// change wakes the readers of this process waiting for the table to
 	// change (Changed).
 	change struct {
@@ -51,7 +55,9 @@ type Manager struct {
 }
 
 // NewManager returns the snapshot manager of the table at dir.
-func NewManager(fs fileio.FS, dir string) *Manager { return &Manager{fs: fs, table: dir} }
+func NewManager(fs fileio.FS, dir string) *Manager {
+	return &Manager{fs: fs, table: dir, leases: leasesOf(fs, path.Clean("/"+dir))}
+}
 
 // Table returns the table directory, for error messages.
 func (m *Manager) Table() string { return m.table }

@@ -31,6 +31,9 @@ func New(client *minio.Client, bucket, prefix string) *FS {
 	return &FS{client: client, bucket: bucket, prefix: prefix}
 }
 
+// Identity implements fileio.Identifier.
+func (f *FS) Identity() string { return "s3://" + f.bucket + "/" + f.prefix }
+
 func (f *FS) key(p string) string { return f.prefix + strings.TrimPrefix(p, "/") }
 
 func (f *FS) wrap(op, p string, err error) error {
