@@ -134,31 +134,12 @@ func (c *Committer) leasedAttempt(work []*Message) (*snapshot.Snapshot, []base.S
 }
 
 // leaseLatest reads the latest snapshot (nil for none) and leases it as
-// the parent of the attempt ([commit-lease], snapshot.Manager.Lease): no
-// expiration of this process removes it or a newer snapshot until release
-// is called, so no id the attempt publishes can be one that was used and
-// expired meanwhile. A lease an expiration had already overtaken is given
-// back and the latest snapshot read again; when that is still the same
-// one, the expiration's fence is from an earlier life of the table (the
-// latest snapshot is never expired) and the lease holds.
+// the parent of the attempt ([commit-lease],
+// snapshot.Manager.LeaseLatest): no expiration of this process removes it
+// or a newer snapshot until release is called, so no id the attempt
+// publishes can be one that was used and expired meanwhile.
 func (c *Committer) leaseLatest() (*snapshot.Snapshot, func(), error) {
-	var prev base.SnapshotID
-	for first := true; ; first = false {
-		latest, err := c.st.Snapshots.Latest()
-		if err != nil {
-			return nil, nil, err
-		}
-		var id base.SnapshotID
-		if latest != nil {
-			id = latest.ID
-		}
-		release, stale := c.st.Snapshots.Lease(id)
-		if !stale || (!first && id == prev) {
-			return latest, release, nil
-		}
-		release()
-		prev = id
-	}
+	return c.st.Snapshots.LeaseLatest()
 }
 
 // tryCommit plans the snapshots of work on top of latest and writes them:

@@ -9,7 +9,7 @@
 // order, as one batch. It loops, at most Options.CommitRetries+1 times:
 //
 //  1. read the latest snapshot L and lease it as the attempt's parent
-//     ([commit-lease], snapshot.Manager.Lease): until the attempt ends no
+//     ([commit-lease], snapshot.Manager.LeaseLatest): until the attempt ends no
 //     expiration of this process removes L or anything newer, so the
 //     put-if-absent of step 5 cannot land on an id that others used and
 //     an expiration removed meanwhile (it would succeed, and the epoch

@@ -25,6 +25,7 @@ var ErrInjected = errors.New("fileio: injected failure")
 // nothing durable names a file whose name was not durable yet.
 type Faulty struct {
 	inner FS
+	id    uint64 // names the wrapper for Identity when inner has no identity
 	mu    struct {
 		sync.Mutex
 		ops     int  // mutating operations seen since FailAfter; guarded by mu
@@ -38,19 +39,19 @@ type Faulty struct {
 
 // NewFaulty wraps inner; it injects nothing until FailAfter.
 func NewFaulty(inner FS) *Faulty {
-	f := &Faulty{inner: inner}
+	f := &Faulty{inner: inner, id: storageIDs.Add(1)}
 	f.mu.unsynced = map[string][]string{}
 	return f
 }
 
 // Identity implements Identifier: the inner FS's identity (a Faulty
-// reaches the inner FS's files), or the wrapper's own address when the
+// reaches the inner FS's files), or the wrapper's own number when the
 // inner FS has none.
 func (f *Faulty) Identity() string {
 	if id, ok := f.inner.(Identifier); ok {
 		return id.Identity()
 	}
-	return fmt.Sprintf("faulty:%p", f)
+	return fmt.Sprintf("faulty:%d", f.id)
 }
 
 // LoseUnsynced removes from the inner FS every name created by Stage or

@@ -34,13 +34,18 @@ func NewLocal(dir string) (*Local, error) {
 	return &Local{root: dir}, nil
 }
 
-// Identity implements Identifier: the root made absolute, so that two
-// Local values over one directory share their table registries.
+// Identity implements Identifier: the root made absolute with its
+// symbolic links resolved, so that two Local values over one directory
+// share their table registries however the root is spelled.
 func (l *Local) Identity() string {
-	if a, err := filepath.Abs(l.root); err == nil {
-		return "local:" + a
+	a, err := filepath.Abs(l.root)
+	if err != nil {
+		a = l.root
 	}
-	return "local:" + l.root
+	if r, err := filepath.EvalSymlinks(a); err == nil {
+		a = r
+	}
+	return "local:" + a
 }
 
 func (l *Local) abs(p string) string { return filepath.Join(l.root, filepath.FromSlash(p)) }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stratadb/strata/internal/base"
@@ -20,7 +21,14 @@ type Mem struct {
 	}
 	// Now gives modification times; nil means time.Now.
 	Now func() time.Time
+	// id names this Mem for Identity (0 for one not made by NewMem).
+	id uint64
 }
+
+// storageIDs numbers the Mems of the process, and the Faulty wrappers of
+// a file system without an identity: an address, once its value is
+// freed, may name the next one, which would then share its registries.
+var storageIDs atomic.Uint64
 
 type memFile struct {
 	data []byte
@@ -29,13 +37,20 @@ type memFile struct {
 
 // NewMem returns an empty in-memory FS.
 func NewMem() *Mem {
-	m := &Mem{}
+	m := &Mem{id: storageIDs.Add(1)}
 	m.mu.files = map[string]memFile{}
 	return m
 }
 
-// Identity implements Identifier: each Mem is its own storage.
-func (m *Mem) Identity() string { return fmt.Sprintf("mem:%p", m) }
+// Identity implements Identifier: each Mem is its own storage, named by
+// a number NewMem gives it (never reused in the process, as an address
+// is once the Mem is freed).
+func (m *Mem) Identity() string {
+	if m.id == 0 {
+		return fmt.Sprintf("mem:%p", m)
+	}
+	return fmt.Sprintf("mem:%d", m.id)
+}
 
 func clean(p string) string { return strings.TrimPrefix(path.Clean("/"+p), "/") }
 

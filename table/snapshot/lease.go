@@ -22,9 +22,13 @@ import (
 // commit may publish is expired under it. The two meet under one mutex
 // per table: an expiration records the earliest snapshot it keeps (the
 // registry's fence) under it, after lowering it to the oldest leased
-// parent; a commit that leases a parent below that fence learns it is
-// stale and reads the latest snapshot again (a parent below an
-// expiration's fence is never the latest: expiration keeps the latest).
+// parent, and counts itself (the generation); a commit that leases a
+// parent below that fence, with an expiration counted between its read of
+// the latest snapshot and its lease, learns it is stale and reads the
+// latest snapshot again (Manager.LeaseLatest). An expiration counted
+// before the read kept what the read found (it keeps the latest), and the
+// fence may be from an earlier life of a table dropped and created again
+// at the same path, above all of its snapshots.
 //
 // The registry is per process, keyed by the file system's identity
 // (fileio.Identifier) and the table's directory: two handles of one table
@@ -47,6 +51,8 @@ type tableLeases struct {
 	// chose to keep (snapshots below it are being deleted or gone);
 	// guarded by mu.
 	fence base.SnapshotID
+	// gen counts the calls of LimitExpiry; guarded by mu.
+	gen uint64
 }
 
 var leaseRegistry struct {
@@ -78,19 +84,27 @@ func leasesOf(fs fileio.FS, dir string) *tableLeases {
 // Lease records that a commit of this process builds on snapshot parent
 // (0 when the table had none) until release is called, which must be
 // called exactly once [commit-lease]. Meanwhile an expiration of this
-// process keeps parent and every newer snapshot. stale reports that an
-// expiration had already chosen to remove parent: the commit should
-// release the lease and read the latest snapshot again, which is then
-// newer (expiration keeps the latest). A file system without an identity
-// gives a lease that does nothing.
+// process keeps parent and every newer snapshot. stale reports that
+// parent is below the fence an expiration of this process recorded: it
+// may be removed already (LeaseLatest tells, and is what a commit calls),
+// or the fence may be from an earlier life of a table dropped and created
+// again at the same path. A file system without an identity gives a lease
+// that does nothing.
 func (m *Manager) Lease(parent base.SnapshotID) (release func(), stale bool) {
+	release, stale, _ = m.lease(parent)
+	return release, stale
+}
+
+// lease is Lease that also returns the number of LimitExpiry calls made
+// before it.
+func (m *Manager) lease(parent base.SnapshotID) (release func(), stale bool, gen uint64) {
 	t := m.leases
 	if t == nil {
-		return func() {}, false
+		return func() {}, false, 0
 	}
 	t.mu.Lock()
 	t.parents[parent]++
-	stale = parent < t.fence
+	stale, gen = parent < t.fence, t.gen
 	t.mu.Unlock()
 	var once sync.Once
 	return func() {
@@ -101,7 +115,7 @@ func (m *Manager) Lease(parent base.SnapshotID) (release func(), stale bool) {
 			}
 			t.mu.Unlock()
 		})
-	}, stale
+	}, stale, gen
 }
 
 // LimitExpiry returns earliest, the first snapshot an expiration is about
@@ -124,5 +138,51 @@ func (m *Manager) LimitExpiry(earliest, floor base.SnapshotID) base.SnapshotID {
 		}
 	}
 	t.fence = max(t.fence, earliest)
+	t.gen++
 	return earliest
+}
+
+// generation returns how many times an expiration of this process called
+// LimitExpiry on the table (0 without a registry entry).
+func (m *Manager) generation() uint64 {
+	t := m.leases
+	if t == nil {
+		return 0
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gen
+}
+
+// LeaseLatest reads the latest snapshot (nil for none) and leases it as
+// the parent of a commit (Lease) [commit-lease]. The lease is stale only
+// when an expiration of this process chose what to keep between the read
+// and the lease, and removes the snapshot read: one that chose before the
+// read kept what the read found latest (an expiration keeps the latest,
+// and ids only grow), and one that chooses after the lease keeps the
+// parent. A stale lease is given back and the latest read again.
+//
+// Dropped design: lease, and when the lease is below the fence read the
+// latest again, and take the lease if it is still the same snapshot. A
+// table dropped and created again at the same path in the process
+// inherits the fence of its earlier life, above all of its snapshots:
+// every lease was below it, so a lease taken after an expiration of the
+// new life chose to remove its parent was taken as well.
+func (m *Manager) LeaseLatest() (*Snapshot, func(), error) {
+	for {
+		gen := m.generation()
+		latest, err := m.Latest()
+		if err != nil {
+			return nil, nil, err
+		}
+		var id base.SnapshotID
+		if latest != nil {
+			id = latest.ID
+		}
+		release, stale, now := m.lease(id)
+		if !stale || now == gen {
+			return latest, release, nil
+		}
+		release()
+	}
 }

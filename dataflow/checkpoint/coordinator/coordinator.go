@@ -281,10 +281,20 @@ func (c *Core) Persisted(id base.CheckpointID, err error, now time.Time) []Actio
 	return out
 }
 
+// fail aborts the checkpoint in flight. Under Config.OnEpoch the epochs
+// it was to cover are left waiting: the next checkpoint is due as after
+// an epoch barrier (three quarters of Interval after the failed trigger,
+// or at once with a whole checkpoint in credit), not only at the clock's
+// fallback when the epochs stall. Counted as one epoch, which may also
+// trigger a checkpoint that covers nothing new if the aborted one
+// followed none (harmless).
 func (c *Core) fail(reason string) []Action {
 	id := c.cur.id
 	c.cur = nil
 	c.failures++
+	if c.cfg.OnEpoch {
+		c.epochs = max(c.epochs, 1)
+	}
 	out := []Action{{Kind: Abort, ID: id, Reason: reason}}
 	if c.failures > c.cfg.TolerableFailures {
 		c.failed = true
