@@ -245,8 +245,14 @@ func (r *Runner) Close() error {
 	if r.duck != nil {
 		errs = append(errs, r.duck.close())
 	}
-	if r.tempDir {
+	switch {
+	case r.tempDir:
 		errs = append(errs, os.RemoveAll(r.dir))
+	case !r.cfg.Keep:
+		// A directory of the caller's keeps nothing of the run but what
+		// Keep asks for: each query's directory is removed after it,
+		// the side input and the Parquet files here.
+		errs = append(errs, os.Remove(r.sideInputPath()), os.RemoveAll(filepath.Join(r.dir, "parquet")))
 	}
 	return errors.Join(errs...)
 }
@@ -462,6 +468,9 @@ func (r *Runner) Query(ctx context.Context, q Query) Result {
 		}
 		if err := execSQL(ctx, sess, ddl); err != nil {
 			smp.finish()
+			if ctx.Err() != nil {
+				status = StatusFailed
+			}
 			return fail(status, fmt.Errorf("%s: %w", strings.SplitN(ddl, " (", 2)[0], err))
 		}
 	}
@@ -473,6 +482,10 @@ func (r *Runner) Query(ctx context.Context, q Query) Result {
 	for _, st := range stmts {
 		if err := execSQL(ctx, sess, strings.ReplaceAll(st, "{{dir}}", dir)); err != nil {
 			smp.finish()
+			if ctx.Err() != nil {
+				// Stopped by the time limit (or a signal), not refused.
+				return fail(StatusFailed, fmt.Errorf("%w (time limit %v)", err, cfg.Timeout))
+			}
 			return fail(StatusUnsupported, err)
 		}
 	}

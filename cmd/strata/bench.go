@@ -254,6 +254,9 @@ run; --series writes those measures as JSON lines.`,
 			} else if chartTitle != "" {
 				return fmt.Errorf("--chart-title needs --chart")
 			}
+			if series != "" && chart != "" && filepath.Clean(series) == filepath.Clean(chart) {
+				return fmt.Errorf("--series and --chart name the same file %q", chart)
+			}
 			if series != "" {
 				// Checked now, written after the run: an earlier series
 				// in the file stays whole if the run fails.
@@ -272,6 +275,9 @@ run; --series writes those measures as JSON lines.`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench freshness: %d events/s, %v warm-up, then %v measured\n", cfg.Rate, cfg.Warmup, cfg.Duration)
 			cfg.Progress = cmd.ErrOrStderr()
 			res, err := demo.Freshness(ctx, cfg)
+			if err != nil && ctx.Err() != nil {
+				return fmt.Errorf("interrupted by a signal before an epoch of the measured window was readable: nothing measured")
+			}
 			if err != nil {
 				return err
 			}

@@ -102,13 +102,19 @@ func TestBenchFreshnessChartFlags(t *testing.T) {
 
 // TestBenchFlagsRefused: values that would run something else than asked
 // (all queries, the default event count or state size), a used data
-// directory, a chart path that is not a directory and files that hold no
-// Nexmark results are refused before a benchmark starts, and an unknown
-// benchmark is an error, not the help text.
+// directory, a chart path that is not a directory, files that hold no
+// Nexmark results, --from-json with flags it would ignore, intervals and
+// time limits that are not positive, a bid larger than the state and a
+// query directory a run would replace are refused before a benchmark
+// starts, and an unknown benchmark is an error, not the help text.
 func TestBenchFlagsRefused(t *testing.T) {
 	used := t.TempDir()
 	freshness := filepath.Join(used, "freshness.json")
 	empty := filepath.Join(used, "empty.json")
+	withQuery := t.TempDir()
+	if err := os.Mkdir(filepath.Join(withQuery, "q5"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for name, text := range map[string]string{"bid": "", freshness: `{"freshness_p50_ms":170,"freshness_p99_ms":400}` + "\n", empty: "\n"} {
 		if err := os.WriteFile(filepath.Join(used, filepath.Base(name)), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -127,10 +133,34 @@ func TestBenchFlagsRefused(t *testing.T) {
 		{[]string{"nexmark", "--from-json", freshness}, freshness + " line 1: not a result of strata bench nexmark --json"},
 		{[]string{"nexmark", "--from-json", empty}, "--from-json: " + empty + " holds no result of strata bench nexmark --json"},
 		{[]string{"nosuch"}, `unknown benchmark "nosuch": choose one of checkpoint, freshness, nexmark, pipeline, recovery, table`},
+		{[]string{"nexmark", "--query", "q0", "--epoch-interval", "0s"}, "--epoch-interval 0s: must be positive"},
+		{[]string{"nexmark", "--query", "q0", "--checkpoint-interval", "-1s"}, "--checkpoint-interval -1s: must be positive"},
+		{[]string{"nexmark", "--query", "q0", "--timeout", "0s"}, "--timeout 0s: must be positive"},
+		{[]string{"nexmark", "--query", "q0", "--chart-title", "x"}, "--chart-title needs --chart"},
+		{[]string{"nexmark", "--from-json", ""}, "--from-json is empty"},
+		{[]string{"nexmark", "--from-json", freshness, "--query", "q7", "--vs-duckdb"}, "--from-json runs nothing, so --query, --vs-duckdb would be ignored"},
+		{[]string{"nexmark", "--query", "q0,q5", "--dir", withQuery}, `--dir "` + withQuery + `": ` + filepath.Join(withQuery, "q5") + " exists"},
+		{[]string{"recovery", "--bid-size", "0"}, "--bid-size 0: must be at least 1 byte"},
+		{[]string{"recovery", "--state-bytes", "1000", "--bid-size", "2000"}, "--bid-size 2000 is larger than --state-bytes 1000"},
+		{[]string{"recovery", "--epoch-interval", "0s"}, "--epoch-interval 0s: must be positive"},
+		{[]string{"freshness", "--chart", filepath.Join(used, "x.png"), "--series", filepath.Join(used, "x.png")}, "--series and --chart name the same file"},
 	} {
 		out, err := run(t, append([]string{"bench"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want %q\n%s", c.args, err, c.want, out)
 		}
+	}
+}
+
+// TestBenchNexmarkFailedQueryExits: a query that fails (here, stopped by
+// its time limit while its view is created) is reported as failed, not as
+// unsupported, and fails the command.
+func TestBenchNexmarkFailedQueryExits(t *testing.T) {
+	out, err := run(t, "bench", "nexmark", "--query", "q0", "--events", "1000", "--timeout", "1ms", "--json")
+	if err == nil || !strings.Contains(err.Error(), "1 of 1 queries did not pass: q0 failed") {
+		t.Fatalf("a query stopped by its time limit: %v, want the command to fail\n%s", err, out)
+	}
+	if !strings.Contains(out, `"status":"failed"`) || !strings.Contains(out, "time limit 1ms") {
+		t.Fatalf("result %s, want status failed naming the time limit", out)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/stratadb/strata/bench/nexmark"
 )
@@ -46,8 +48,26 @@ to measure then and is reported unsupported.`,
 				if err := checkChartDir("--chart", chartDir); err != nil {
 					return err
 				}
+			} else if chartTitle != "" {
+				return fmt.Errorf("--chart-title needs --chart")
 			}
-			if fromJSON != "" {
+			if cmd.Flags().Changed("from-json") {
+				if strings.TrimSpace(fromJSON) == "" {
+					return fmt.Errorf("--from-json is empty: give the files of earlier --json runs, comma-separated")
+				}
+				// --from-json runs nothing: flags that shape a run would
+				// be ignored, so they are refused.
+				var ignored []string
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					switch f.Name {
+					case "from-json", "chart", "chart-title", "json", "cpuprofile", "memprofile":
+					default:
+						ignored = append(ignored, "--"+f.Name)
+					}
+				})
+				if len(ignored) > 0 {
+					return fmt.Errorf("--from-json runs nothing, so %s would be ignored: leave them out", strings.Join(ignored, ", "))
+				}
 				return nexmarkFromJSON(cmd, fromJSON, chartDir, chartTitle, asJSON)
 			}
 			switch {
@@ -57,10 +77,25 @@ to measure then and is reported unsupported.`,
 				return fmt.Errorf("--events 0: give at least 1 event per query")
 			case cfg.Parallelism < 1:
 				return fmt.Errorf("--parallelism %d: must be at least 1", cfg.Parallelism)
+			case cfg.EpochInterval <= 0:
+				return fmt.Errorf("--epoch-interval %v: must be positive", cfg.EpochInterval)
+			case cfg.CheckpointInterval <= 0:
+				return fmt.Errorf("--checkpoint-interval %v: must be positive", cfg.CheckpointInterval)
+			case cfg.Timeout <= 0:
+				return fmt.Errorf("--timeout %v: must be positive", cfg.Timeout)
 			}
 			qs, err := nexmark.Select(spec)
 			if err != nil {
 				return err
+			}
+			if cfg.Dir != "" {
+				// Each query runs in a directory of its name under --dir,
+				// emptied first: refuse to empty one that is there.
+				for _, q := range qs {
+					if _, err := os.Stat(filepath.Join(cfg.Dir, q.Name)); err == nil {
+						return fmt.Errorf("--dir %q: %s exists, and the run of %s would replace it: give a directory without it", cfg.Dir, filepath.Join(cfg.Dir, q.Name), q.Name)
+					}
+				}
 			}
 			if bidKey {
 				cfg.BidKey = nexmark.BidKeyColumns
@@ -81,6 +116,9 @@ to measure then and is reported unsupported.`,
 			for _, q := range qs {
 				res := r.Query(ctx, q)
 				if ctx.Err() != nil {
+					if len(results) == 0 {
+						return fmt.Errorf("interrupted by a signal during %s: nothing measured", q.Name)
+					}
 					return fmt.Errorf("interrupted by a signal during %s: the queries above it were measured", q.Name)
 				}
 				results = append(results, res)
@@ -97,6 +135,15 @@ to measure then and is reported unsupported.`,
 			if !asJSON {
 				printNexmarkNotes(out, results, cfg.Input)
 			}
+			// A failed query, or a view that differs from DuckDB's
+			// result, fails the command once every query has run and the
+			// charts are written.
+			var bad []string
+			for _, r := range results {
+				if r.Status == nexmark.StatusFailed || r.Status == nexmark.StatusMismatch {
+					bad = append(bad, r.Query+" "+r.Status)
+				}
+			}
 			if chartDir != "" {
 				if chartTitle == "" {
 					chartTitle = fmt.Sprintf("%d events per query", orDefaultU(cfg.Events, 1_000_000))
@@ -106,6 +153,9 @@ to measure then and is reported unsupported.`,
 					return err
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "charts: %s\n", strings.Join(paths, ", "))
+			}
+			if len(bad) > 0 {
+				return fmt.Errorf("%d of %d queries did not pass: %s", len(bad), len(results), strings.Join(bad, ", "))
 			}
 			return nil
 		},

@@ -50,12 +50,21 @@ func newBenchRecoveryCommand() *cobra.Command {
 --state-bytes bytes), waits until the view has committed every bid, kills the child with
 SIGKILL, starts it again on the same data directory and prints recovery_ms: from the kill
 to the first epoch the view commits after the restart. Also prints the size of the view
-job's last checkpoint and, with --verify, whether the recovered view equals its query
+job's last checkpoint and (unless --verify=false) whether the recovered view equals its query
 recomputed by DuckDB.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cfg.StateBytes <= 0 {
+			switch {
+			case cfg.StateBytes <= 0:
 				return fmt.Errorf("--state-bytes %d: the keyed state must be at least 1 byte", cfg.StateBytes)
+			case cfg.BidSize <= 0:
+				return fmt.Errorf("--bid-size %d: must be at least 1 byte", cfg.BidSize)
+			case int64(cfg.BidSize) > cfg.StateBytes:
+				return fmt.Errorf("--bid-size %d is larger than --state-bytes %d: the state would hold at most one bid", cfg.BidSize, cfg.StateBytes)
+			case cfg.EpochInterval <= 0:
+				return fmt.Errorf("--epoch-interval %v: must be positive", cfg.EpochInterval)
+			case cfg.CheckpointInterval <= 0:
+				return fmt.Errorf("--checkpoint-interval %v: must be positive", cfg.CheckpointInterval)
 			}
 			ctx, cancel := benchContext()
 			defer cancel()
@@ -86,19 +95,21 @@ recomputed by DuckDB.`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "strata bench recovery: %d events, about %d bytes of keyed state, in %s ...\n", cfg.Events(), cfg.StateBytes, dir)
 			res, err := runRecovery(ctx, dir, cfg, verify, cmd.ErrOrStderr())
 			if err != nil && ctx.Err() != nil {
+				if res.RecoveryMs > 0 {
+					// Recovered, then stopped while verifying: the
+					// measure stands, unverified.
+					res.Verified = "interrupted"
+					if perr := printResult(cmd.OutOrStdout(), asJSON, res, func() string { return recoveryText(res) }); perr != nil {
+						return perr
+					}
+					return fmt.Errorf("interrupted by a signal while verifying the recovered view: the recovery above was measured, not verified")
+				}
 				return fmt.Errorf("interrupted by a signal: nothing measured")
 			}
 			if err != nil {
 				return err
 			}
-			return printResult(cmd.OutOrStdout(), asJSON, res, func() string {
-				s := fmt.Sprintf("state: %d events, checkpoint %d bytes (set up in %.1f s)\nrecovery: %.0f ms from kill -9 to the first committed epoch (%d, before the kill %d), %.2f CPU seconds\n",
-					res.Events, res.CheckpointBytes, res.SetupSeconds, res.RecoveryMs, res.EpochAfter, res.EpochBefore, res.RecoveryCPUSeconds)
-				if res.Verified != "" {
-					s += "verify: " + res.Verified + "\n"
-				}
-				return s
-			})
+			return printResult(cmd.OutOrStdout(), asJSON, res, func() string { return recoveryText(res) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
@@ -108,10 +119,20 @@ recomputed by DuckDB.`,
 	cmd.Flags().DurationVar(&cfg.CheckpointInterval, "checkpoint-interval", time.Second, "checkpoint_interval")
 	cmd.Flags().BoolVar(&verify, "verify", true, "after recovery, check the view against its query recomputed by DuckDB")
 	cmd.Flags().StringVar(&dir, "dir", "", "data directory (a temporary one when empty)")
-	cmd.Flags().BoolVar(&keep, "keep", false, "keep the data directory")
+	cmd.Flags().BoolVar(&keep, "keep", false, "keep the temporary data directory (a --dir is always kept)")
 	cmd.Flags().StringVar(&child, "child", "", "internal: run as the benchmark's child process (setup or resume)")
 	_ = cmd.Flags().MarkHidden("child")
 	return cmd
+}
+
+// recoveryText is the text form of a recovery result.
+func recoveryText(res recoveryResult) string {
+	s := fmt.Sprintf("state: %d events, checkpoint %d bytes (set up in %.1f s)\nrecovery: %.0f ms from kill -9 to the first committed epoch (%d, before the kill %d), %.2f CPU seconds\n",
+		res.Events, res.CheckpointBytes, res.SetupSeconds, res.RecoveryMs, res.EpochAfter, res.EpochBefore, res.RecoveryCPUSeconds)
+	if res.Verified != "" {
+		s += "verify: " + res.Verified + "\n"
+	}
+	return s
 }
 
 // recoveryChild is a child process of the recovery benchmark whose output

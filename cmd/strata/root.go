@@ -26,35 +26,51 @@ func newRootCommand() *cobra.Command {
 	var stopProfile, stopHeap func()
 	root.PersistentFlags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile (pprof) of the command to this file")
 	root.PersistentFlags().StringVar(&memProfile, "memprofile", "", "write a heap profile (pprof) of the command to this file every 10s and at the end")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if memProfile != "" {
-			stopHeap = writeHeapProfiles(memProfile, 10*time.Second)
-		}
-		if cpuProfile == "" {
-			return nil
-		}
-		f, err := os.Create(cpuProfile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return err
-		}
-		stopProfile = func() {
-			pprof.StopCPUProfile()
-			f.Close()
-		}
-		return nil
-	}
-	root.PersistentPostRun = func(*cobra.Command, []string) {
+	stopProfiles := func() {
 		if stopProfile != nil {
 			stopProfile()
+			stopProfile = nil
 		}
 		if stopHeap != nil {
 			stopHeap()
+			stopHeap = nil
 		}
 	}
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if cpuProfile == "" && memProfile == "" {
+			return nil
+		}
+		if memProfile != "" {
+			stopHeap = writeHeapProfiles(memProfile, 10*time.Second)
+		}
+		if cpuProfile != "" {
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				stopProfiles()
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				f.Close()
+				stopProfiles()
+				return fmt.Errorf("--cpuprofile: %w", err)
+			}
+			stopProfile = func() {
+				pprof.StopCPUProfile()
+				f.Close()
+			}
+		}
+		// The profiles end with the command's run, also when it fails
+		// or is interrupted: cobra skips the post-run hooks after an
+		// error, which left an empty CPU profile behind.
+		if run := cmd.RunE; run != nil {
+			cmd.RunE = func(c *cobra.Command, args []string) error {
+				defer stopProfiles()
+				return run(c, args)
+			}
+		}
+		return nil
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) { stopProfiles() }
 	root.AddCommand(newVersionCommand(), newDemoCommand(), newStartCommand(), newSQLCommand(), newVerifyCommand(), newBenchCommand())
 	return root
 }
