@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/stratadb/strata/engine"
 	"github.com/stratadb/strata/internal/base"
@@ -23,7 +26,8 @@ type FreshnessConfig struct {
 	Rate uint64
 	// Duration is how long epochs are measured, after Warmup.
 	Duration, Warmup time.Duration
-	// Progress, when set, receives a line a second.
+	// Progress, when set, receives a status line rewritten every second
+	// on a terminal, a line every five seconds otherwise.
 	Progress io.Writer
 }
 
@@ -206,9 +210,13 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 	}()
 	measureFrom := time.Now().Add(cfg.Warmup)
 	if cfg.Progress != nil {
+		// A terminal gets one status line, rewritten every second; a
+		// file or a pipe, a line every five seconds.
+		f, isFile := cfg.Progress.(*os.File)
+		live := isFile && term.IsTerminal(int(f.Fd()))
 		tick := time.NewTicker(time.Second)
 	loop:
-		for {
+		for ticks := 1; ; ticks++ {
 			select {
 			case <-runCtx.Done():
 				break loop
@@ -216,11 +224,19 @@ func Freshness(ctx context.Context, cfg FreshnessConfig) (FreshnessResult, error
 				mu.Lock()
 				n := len(seen[len(seen)-1])
 				mu.Unlock()
-				fmt.Fprintf(cfg.Progress, "\r%5.1fs  epochs readable in t3: %d", time.Since(measureFrom.Add(-cfg.Warmup)).Seconds(), n)
+				line := fmt.Sprintf("%5.1fs  epochs readable in t3: %d", time.Since(measureFrom.Add(-cfg.Warmup)).Seconds(), n)
+				switch {
+				case live:
+					fmt.Fprint(cfg.Progress, "\r"+line)
+				case ticks%5 == 0:
+					fmt.Fprintln(cfg.Progress, line)
+				}
 			}
 		}
 		tick.Stop()
-		fmt.Fprintln(cfg.Progress)
+		if live {
+			fmt.Fprintln(cfg.Progress)
+		}
 	}
 	wg.Wait()
 	// The epochs measured are those that started after the warm-up and

@@ -63,8 +63,11 @@ func WriteCharts(dir, title string, results []Result) ([]string, error) {
 	p.Legend.Add("Flink 2.0, published, another machine (events / s / core)", b)
 	p.Legend.Top = true
 	p.NominalX(names...)
+	// Half a slot beside the first and the last query, so that their
+	// bars are not drawn on the chart's edges.
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	path := filepath.Join(dir, ThroughputChart)
-	if err := p.Save(3*vg.Inch+vg.Length(len(names))*vg.Inch/2, 4.5*vg.Inch, path); err != nil {
+	if err := p.Save(chartWidth(len(names)), 4.5*vg.Inch, path); err != nil {
 		return nil, fmt.Errorf("nexmark bench: chart %s: %w", path, err)
 	}
 	out = append(out, path)
@@ -81,9 +84,17 @@ func WriteCharts(dir, title string, results []Result) ([]string, error) {
 	c.Color = color.RGBA{R: 40, G: 100, B: 200, A: 255}
 	p.Add(c)
 	p.NominalX(ratioNames...)
+	p.X.Min, p.X.Max = -0.5, float64(len(ratioNames))-0.5
 	path = filepath.Join(dir, DuckDBChart)
-	if err := p.Save(3*vg.Inch+vg.Length(len(ratioNames))*vg.Inch/2, 4.5*vg.Inch, path); err != nil {
+	if err := p.Save(chartWidth(len(ratioNames)), 4.5*vg.Inch, path); err != nil {
 		return nil, fmt.Errorf("nexmark bench: chart %s: %w", path, err)
 	}
 	return append(out, path), nil
+}
+
+// chartWidth is the width of a chart of n queries: half an inch a query
+// beside the axis, and at least 6 inches, so that the legend of a chart
+// of a few queries is not cut off.
+func chartWidth(n int) vg.Length {
+	return max(6*vg.Inch, 3*vg.Inch+vg.Length(n)*vg.Inch/2)
 }
