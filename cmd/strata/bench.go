@@ -26,6 +26,9 @@ func newBenchCommand() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure Strata: checkpoints, the streaming pipeline, the table store",
 		Args:  cobra.ArbitraryArgs,
+		// A mistyped benchmark's flags (bench freshnes --json) are not
+		// bench's: the error names the benchmark, not its first flag.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				var names []string

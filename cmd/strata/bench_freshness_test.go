@@ -133,6 +133,7 @@ func TestBenchFlagsRefused(t *testing.T) {
 		{[]string{"nexmark", "--from-json", freshness}, freshness + " line 1: not a result of strata bench nexmark --json"},
 		{[]string{"nexmark", "--from-json", empty}, "--from-json: " + empty + " holds no result of strata bench nexmark --json"},
 		{[]string{"nosuch"}, `unknown benchmark "nosuch": choose one of checkpoint, freshness, nexmark, pipeline, recovery, table`},
+		{[]string{"freshnes", "--json"}, `unknown benchmark "freshnes"`},
 		{[]string{"nexmark", "--query", "q0", "--epoch-interval", "0s"}, "--epoch-interval 0s: must be positive"},
 		{[]string{"nexmark", "--query", "q0", "--checkpoint-interval", "-1s"}, "--checkpoint-interval -1s: must be positive"},
 		{[]string{"nexmark", "--query", "q0", "--timeout", "0s"}, "--timeout 0s: must be positive"},
