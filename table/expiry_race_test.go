@@ -2,7 +2,6 @@ package table_test
 
 import (
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -111,25 +110,7 @@ func TestCommitsRacingExpirations(t *testing.T) {
 	mem := fileio.NewMem()
 	opts := map[string]string{"bucket": "2", "write-only": "true"}
 	other := newTable(t, mem, opts)
-	// A key of each bucket, found by preparing one row on a scratch table.
-	keys, found := map[int32]int64{}, map[int32]bool{}
-	st := newTable(t, fileio.NewMem(), opts)
-	for k := int64(0); len(found) < 2; k++ {
-		w, err := st.NewWriter(fmt.Sprintf("probe-%d", k))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(1, types.Insert, row(k, 0, "probe")); err != nil {
-			t.Fatal(err)
-		}
-		msgs, err := w.PrepareCommit(1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b := msgs[0].Buckets[0].Bucket; !found[b] {
-			keys[b], found[b] = k, true
-		}
-	}
+	keys := bucketKeys(t, opts)
 	wb, err := other.NewWriter("job-b")
 	if err != nil {
 		t.Fatal(err)

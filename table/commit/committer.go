@@ -120,26 +120,18 @@ func (c *Committer) commitAll(work []*Message) ([]base.SnapshotID, error) {
 }
 
 // leasedAttempt is one attempt of commitAll: it leases the latest
-// snapshot (leaseLatest), commits work on top of it (tryCommit) and gives
-// the lease back, also when the attempt panics, so that a failed commit
-// never holds expiration back. It returns the snapshot it built on.
+// snapshot as its parent ([commit-lease], snapshot.Manager.LeaseLatest),
+// commits work on top of it (tryCommit) and gives the lease back, also
+// when the attempt panics, so that a failed commit never holds
+// expiration back. It returns the snapshot it built on.
 func (c *Committer) leasedAttempt(work []*Message) (*snapshot.Snapshot, []base.SnapshotID, error) {
-	latest, release, err := c.leaseLatest()
+	latest, release, err := c.st.Snapshots.LeaseLatest()
 	if err != nil {
 		return nil, nil, err
 	}
 	defer release()
 	ids, err := c.tryCommit(latest, work)
 	return latest, ids, err
-}
-
-// leaseLatest reads the latest snapshot (nil for none) and leases it as
-// the parent of the attempt ([commit-lease],
-// snapshot.Manager.LeaseLatest): no expiration of this process removes it
-// or a newer snapshot until release is called, so no id the attempt
-// publishes can be one that was used and expired meanwhile.
-func (c *Committer) leaseLatest() (*snapshot.Snapshot, func(), error) {
-	return c.st.Snapshots.LeaseLatest()
 }
 
 // tryCommit plans the snapshots of work on top of latest and writes them:
